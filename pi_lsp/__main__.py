@@ -1,0 +1,6 @@
+"""``python -m pi_lsp``: the same entry point as the ``pi-lsp`` command."""
+
+from pi_lsp.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""The diagnostic codes of SPEC §2: one place that names each code and its default severity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .findings import Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A diagnostic code's title and default severity."""
+
+    code: str
+    severity: Severity
+    title: str
+
+
+_E, _W, _I, _H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code("PI001", _E, "line is not valid JSON (or not valid UTF-8)"),
+        Code("PI002", _E, "last line is cut off mid-object"),
+        Code("PI003", _E, "line is JSON but not an object with a string type"),
+        Code("PI004", _W, "unknown entry type for this format"),
+        Code("PI005", _I, "blank line inside the file"),
+        Code("PI100", _E, "first line is not a session header"),
+        Code("PI101", _E, "a second or misplaced header"),
+        Code("PI102", _E, "unsupported version (newer than 3: warning)"),
+        Code("PI103", _W, "session not migrated to v3"),
+        Code("PI104", _H, "file name's uuid differs from the header id"),
+        Code("PI200", _E, "entry violates its JSON Schema"),
+        Code("PI201", _W, "assistant stopReason is \"pending\""),
+        Code("PI300", _E, "entry without id/parentId in a v2/v3 file"),
+        Code("PI301", _W, "role hookMessage in a v3 file"),
+        Code("PI302", _W, "firstKeptEntryIndex in a v2/v3 file"),
+        Code("PI303", _W, "entries carry ids but the header says v1"),
+        Code("PI400", _E, "parentId names no entry"),
+        Code("PI401", _E, "duplicate id"),
+        Code("PI402", _E, "parentId cycle"),
+        Code("PI403", _W, "parentId names an entry on a later line"),
+        Code("PI410", _W, "compaction firstKeptEntryId names no entry or one off its path"),
+        Code("PI411", _W, "label targetId names no entry"),
+        Code("PI412", _W, "branch_summary fromId names no entry"),
+        Code("PI413", _E, "v1 firstKeptEntryIndex out of range or at the header"),
+        Code("PI420", _E, "toolResult whose toolCallId matches no toolCall on its path"),
+        Code("PI421", _W, "toolCall on the active path with no toolResult after it"),
+        Code("PI422", _W, "two toolResults answer the same toolCall on one path"),
+        Code("PI500", _I, "line larger than 1 MiB"),
+    )
+}

@@ -1,0 +1,289 @@
+"""Per-line JSON parsing with pi's notion of validity, and lazy spans inside a line.
+
+pi reads each line with JavaScript's ``JSON.parse``. :func:`parse_line` accepts exactly
+what that accepts: orjson on the fast path, Python's ``json`` for the few inputs orjson
+rejects but ``JSON.parse`` takes (lone surrogate escapes, numbers beyond a double), and an
+iterative grammar check for nesting deeper than either parser's limit.
+
+:func:`locate` finds the key and value of a JSON path inside a line's text without
+parsing the whole line: it skips over values with regular expressions, so locating a
+field after a 20 MB base64 string costs one regex scan.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+PathItem = str | int
+JsonPath = Sequence[PathItem]
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRUCT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]', re.DOTALL)
+_SCALAR = re.compile(r"[^,\]}\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ParseError:
+    """Why a line is not valid JSON; ``offset`` is a code-point column in the line."""
+
+    offset: int
+    message: str
+    at_end: bool
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_JS_LIKE = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
+
+
+def parse_line(text: str) -> tuple[Any, ParseError | None]:
+    """Parse one line as ``JSON.parse`` would; return ``(value, None)`` or ``(None, error)``."""
+    try:
+        return orjson.loads(text), None
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return _JS_LIKE.decode(text), None
+    except json.JSONDecodeError as exc:
+        return None, _error(text, exc.pos, exc.msg)
+    except ValueError as exc:  # NaN / Infinity
+        pos = _constant_position(text)
+        return None, _error(text, pos, str(exc))
+    except RecursionError:
+        problem = check_deep(text)
+        if problem is None:
+            return _DEEP, None
+        return None, problem
+
+
+class _Deep:
+    """Marker for a line that is valid JSON but nested too deeply to build in Python."""
+
+    def __repr__(self) -> str:
+        return "<deeply nested JSON>"
+
+
+_DEEP = _Deep()
+
+
+def is_deep(value: Any) -> bool:
+    """True for the marker :func:`parse_line` returns for over-deep valid JSON."""
+    return value is _DEEP
+
+
+def _constant_position(text: str) -> int:
+    m = re.search(r"NaN|-?Infinity", text)
+    return m.start() if m else 0
+
+
+def _error(text: str, pos: int, msg: str) -> ParseError:
+    stripped = len(text.rstrip(" \t\r\n"))
+    at_end = pos >= stripped
+    pos = min(pos, len(text))
+    return ParseError(pos, msg, at_end)
+
+
+_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:(?P<s>"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")'
+    r"|(?P<n>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+    r"|(?P<l>true|false|null)|(?P<p>[{}\[\]:,]))"
+)
+
+
+def check_deep(text: str) -> ParseError | None:
+    """Validate JSON grammar iteratively (any depth); return the first error or None."""
+    stack: list[str] = []
+    pos = 0
+    expect_value = True
+    after_key = False
+    n = len(text)
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            rest = _WS.match(text, pos)
+            end = rest.end() if rest else pos
+            if end >= n and not stack and not expect_value:
+                return None
+            return _error(text, end, "unexpected character")
+        tok_start = m.start(m.lastgroup or 0)
+        pos = m.end()
+        punct = m.group("p")
+        if punct is None:
+            if not expect_value:
+                return _error(text, tok_start, "expected ',' or a closing bracket")
+            if stack and stack[-1] == "{" and not after_key:
+                if m.group("s") is None:
+                    return _error(text, tok_start, "expected a string key")
+                colon = _WS.match(text, pos)
+                pos = colon.end() if colon else pos
+                if pos >= n or text[pos] != ":":
+                    return _error(text, pos, "expected ':'")
+                pos += 1
+                after_key = True
+                continue
+            expect_value = False
+            after_key = False
+        elif punct in "{[":
+            if not expect_value:
+                return _error(text, tok_start, "expected ',' or a closing bracket")
+            stack.append(punct)
+            after_key = False
+        elif punct in "}]":
+            opener = "{" if punct == "}" else "["
+            if not stack or stack[-1] != opener:
+                return _error(text, tok_start, f"unexpected '{punct}'")
+            stack.pop()
+            expect_value = False
+        elif punct == ",":
+            if expect_value or not stack:
+                return _error(text, tok_start, "unexpected ','")
+            expect_value = True
+        else:
+            return _error(text, tok_start, "unexpected ':'")
+        if not stack and not expect_value:
+            tail = _WS.match(text, pos)
+            end = tail.end() if tail else pos
+            return None if end >= n else _error(text, end, "unexpected data after the value")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a JSON path lies inside a line (code-point offsets).
+
+    ``depth`` counts the path items that were found; when it is shorter than the path,
+    ``key``/``value`` describe the deepest item that exists.
+    """
+
+    key: tuple[int, int] | None
+    value: tuple[int, int]
+    depth: int
+
+
+def _ws(s: str, i: int) -> int:
+    m = _WS.match(s, i)
+    return m.end() if m else i
+
+
+def skip_value(s: str, i: int) -> int:
+    """Return the end offset of the JSON value starting at ``s[i]`` (valid JSON assumed)."""
+    c = s[i]
+    if c == '"':
+        m = _STRING.match(s, i)
+        return m.end() if m else len(s)
+    if c in "{[":
+        depth = 0
+        for m in _STRUCT.finditer(s, i):
+            tok = m.group()
+            if tok in "{[":
+                depth += 1
+            elif tok in "}]":
+                depth -= 1
+                if depth == 0:
+                    return m.end()
+        return len(s)
+    m = _SCALAR.match(s, i)
+    return m.end() if m else i + 1
+
+
+def _decode_key(token: str) -> str:
+    if "\\" not in token:
+        return token[1:-1]
+    try:
+        return str(json.loads(token))
+    except ValueError:
+        return token[1:-1]
+
+
+def _members(s: str, i: int) -> list[tuple[str, int, int, int, int]]:
+    """List ``(key, key_start, key_end, value_start, value_end)`` of the object at ``i``."""
+    out = []
+    j = _ws(s, i + 1)
+    while j < len(s) and s[j] == '"':
+        m = _STRING.match(s, j)
+        if m is None:
+            break
+        k_start, k_end = j, m.end()
+        j = _ws(s, k_end)
+        if j >= len(s) or s[j] != ":":
+            break
+        v_start = _ws(s, j + 1)
+        v_end = skip_value(s, v_start)
+        out.append((_decode_key(s[k_start:k_end]), k_start, k_end, v_start, v_end))
+        j = _ws(s, v_end)
+        if j < len(s) and s[j] == ",":
+            j = _ws(s, j + 1)
+        else:
+            break
+    return out
+
+
+def _elements(s: str, i: int, wanted: int) -> tuple[int, int] | None:
+    j = _ws(s, i + 1)
+    index = 0
+    while j < len(s) and s[j] != "]":
+        end = skip_value(s, j)
+        if index == wanted:
+            return j, end
+        index += 1
+        j = _ws(s, end)
+        if j < len(s) and s[j] == ",":
+            j = _ws(s, j + 1)
+        else:
+            break
+    return None
+
+
+def locate(text: str, path: JsonPath) -> Location:
+    """Find the key and value spans of ``path`` inside the JSON text of one line.
+
+    Duplicate keys resolve to the last occurrence, as in ``JSON.parse``. The text is
+    assumed to be valid JSON; on anything unexpected the deepest span found so far (at
+    worst the whole line) is returned.
+    """
+    start = _ws(text, 0)
+    if start < len(text) and text[start] == "\ufeff":
+        start = _ws(text, start + 1)
+    value = (start, len(text.rstrip(" \t\r\n")))
+    key: tuple[int, int] | None = None
+    depth = 0
+    try:
+        for item in path:
+            i = value[0]
+            if isinstance(item, str):
+                if text[i] != "{":
+                    break
+                found = None
+                for name, ks, ke, vs, ve in _members(text, i):
+                    if name == item:
+                        found = (ks, ke, vs, ve)
+                if found is None:
+                    break
+                key, value = (found[0], found[1]), (found[2], found[3])
+            else:
+                if text[i] != "[":
+                    break
+                element = _elements(text, i, item)
+                if element is None:
+                    break
+                key, value = None, element
+            depth += 1
+    except IndexError:
+        pass
+    return Location(key, value, depth)
+
+
+def member_keys(text: str, path: JsonPath = ()) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+    """The members of the object at ``path``: ``(key, key_span, value_span)`` in order."""
+    loc = locate(text, path)
+    if loc.depth != len(path) or loc.value[0] >= len(text) or text[loc.value[0]] != "{":
+        return []
+    return [(k, (ks, ke), (vs, ve)) for k, ks, ke, vs, ve in _members(text, loc.value[0])]

@@ -1,0 +1,309 @@
+"""Line-local analysis: what one line is, and what is wrong with it on its own.
+
+Everything here depends only on a line's text and the file's format and version, so a
+result can be reused for any line with the same text (the incremental path caches it).
+Findings are :class:`Issue` objects with columns but no line number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from . import schema
+from .findings import Severity
+from .jsonl import ParseError, is_deep, locate, parse_line
+
+PI_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+HEADER_TYPES = frozenset({"session", "session_header"})
+MIB = 1024 * 1024
+
+
+class Kind(Enum):
+    """What a line holds."""
+
+    BLANK = "blank"
+    INVALID = "invalid"
+    OTHER = "other"
+    HEADER = "header"
+    ENTRY = "entry"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What line-local checks depend on besides the text."""
+
+    fmt: str
+    version: int
+    large_line: int = MIB
+
+
+@dataclass(slots=True)
+class Issue:
+    """A finding inside one line, without its line number."""
+
+    code: str
+    severity: Severity
+    start: int
+    end: int
+    message: str
+    data: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class LineInfo:
+    """The result of parsing and checking one line on its own."""
+
+    kind: Kind
+    value: Any = None
+    type: str | None = None
+    error: ParseError | None = None
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The parsed object (empty for lines that are not objects)."""
+        return self.value if isinstance(self.value, dict) else {}
+
+
+def parse(text: str) -> LineInfo:
+    """Classify one line: blank, invalid JSON, some other JSON, header or entry."""
+    body = text[1:] if text.startswith("\ufeff") else text
+    if not body.strip():
+        return LineInfo(Kind.BLANK)
+    value, error = parse_line(body)
+    if error is not None:
+        shift = len(text) - len(body)
+        error = ParseError(error.offset + shift, error.message, error.at_end)
+        return LineInfo(Kind.INVALID, error=error)
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        kind = Kind.HEADER if value["type"] in HEADER_TYPES else Kind.ENTRY
+        return LineInfo(kind, value, value["type"])
+    return LineInfo(Kind.OTHER, value)
+
+
+def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
+    """Line-local findings for a parsed line under a format context."""
+    issues: list[Issue] = []
+    _check_size(text, ctx, issues)
+    _check_encoding(text, issues)
+    if info.kind is Kind.OTHER:
+        issues.append(_not_an_entry(text, info))
+    elif info.kind is Kind.ENTRY:
+        _check_entry(text, info, ctx, issues)
+    elif info.kind is Kind.HEADER:
+        _check_schema(text, info, ctx, "header", issues)
+    return issues
+
+
+def _span(text: str, path: tuple[str | int, ...], want_key: bool = False) -> tuple[int, int]:
+    loc = locate(text, path)
+    if want_key and loc.key is not None and loc.depth == len(path):
+        return loc.key
+    return loc.value
+
+
+def _check_size(text: str, ctx: Context, issues: list[Issue]) -> None:
+    if len(text) * 4 < ctx.large_line:
+        return
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size <= ctx.large_line:
+        return
+    issues.append(
+        Issue(
+            "PI500",
+            Severity.INFORMATION,
+            0,
+            len(text),
+            f"line is {size / MIB:.1f} MiB (over {ctx.large_line / MIB:g} MiB), usually an "
+            "embedded image; pi loads it whole into memory on every resume",
+        )
+    )
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _check_encoding(text: str, issues: list[Issue]) -> None:
+    """Report bytes that were not valid UTF-8 (decoded with ``surrogateescape``)."""
+    if text.isascii():
+        return
+    m = _UNDECODABLE.search(text)
+    if m is None:
+        return
+    issues.append(
+        Issue(
+            "PI001",
+            Severity.ERROR,
+            m.start(),
+            m.end(),
+            f"invalid UTF-8 (byte 0x{ord(m.group()) - 0xDC00:02X}); pi decodes it as U+FFFD, "
+            "so the original bytes are lost on the next rewrite",
+        )
+    )
+
+
+def _not_an_entry(text: str, info: LineInfo) -> Issue:
+    start, end = _span(text, ())
+    if is_deep(info.value):
+        what = "deeply nested JSON"
+    elif isinstance(info.value, dict):
+        if "type" in info.value:
+            start, end = _span(text, ("type",))
+            return Issue(
+                "PI003",
+                Severity.ERROR,
+                start,
+                end,
+                "entry 'type' is not a string; pi cannot tell what this line is and ignores it",
+            )
+        what = "an object without a 'type'"
+    else:
+        what = f"a JSON {_json_kind(info.value)}, not an object"
+    return Issue(
+        "PI003",
+        Severity.ERROR,
+        start,
+        end,
+        f"line is {what}; pi cannot tell what this line is and ignores it",
+    )
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array"
+
+
+def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -> None:
+    obj = info.obj
+    etype = info.type or ""
+    key = schema.schema_key(ctx.fmt, ctx.version)
+    if ctx.fmt == "pi" and etype not in PI_ENTRY_TYPES or (
+        ctx.fmt != "pi" and not schema.has_definition(key, etype)
+    ):
+        start, end = _span(text, ("type",))
+        issues.append(
+            Issue(
+                "PI004",
+                Severity.WARNING,
+                start,
+                end,
+                f"unknown entry type '{etype}' for this format; pi keeps the line in the tree "
+                "but adds nothing of it to the model's context",
+            )
+        )
+        return
+    if ctx.fmt == "pi":
+        _check_pi_version_rules(text, obj, ctx, issues)
+    _check_schema(text, info, ctx, etype, issues)
+    message = obj.get("message")
+    if (
+        etype == "message"
+        and isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and message.get("stopReason") == "pending"
+    ):
+        start, end = _span(text, ("message", "stopReason"))
+        issues.append(
+            Issue(
+                "PI201",
+                Severity.WARNING,
+                start,
+                end,
+                "assistant stopReason is \"pending\", which marks an unfinished stream and must "
+                "never be persisted; pi resends this partial turn to the model as if complete",
+            )
+        )
+
+
+def _check_pi_version_rules(
+    text: str, obj: dict[str, Any], ctx: Context, issues: list[Issue]
+) -> None:
+    if ctx.version >= 2:
+        missing = [k for k in ("id", "parentId") if k not in obj]
+        if missing:
+            start, end = _span(text, ("type",))
+            names = " and ".join(f"'{k}'" for k in missing)
+            issues.append(
+                Issue(
+                    "PI300",
+                    Severity.ERROR,
+                    start,
+                    end,
+                    f"entry has no {names} in a v{ctx.version} session; pi does not migrate "
+                    "v2+ files, so this entry is cut off from the tree and nothing can link to it",
+                    {"missing": missing},
+                )
+            )
+        if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+            start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
+            issues.append(
+                Issue(
+                    "PI302",
+                    Severity.WARNING,
+                    start,
+                    end,
+                    f"'firstKeptEntryIndex' is a v1 field; in a v{ctx.version} session pi ignores "
+                    "it and only reads 'firstKeptEntryId'",
+                )
+            )
+    if ctx.version >= 3:
+        message = obj.get("message")
+        if isinstance(message, dict) and message.get("role") == "hookMessage":
+            start, end = _span(text, ("message", "role"))
+            issues.append(
+                Issue(
+                    "PI301",
+                    Severity.WARNING,
+                    start,
+                    end,
+                    "role 'hookMessage' was renamed 'custom' in v3; pi does not migrate a v3 "
+                    "file again, so this message is not treated as an extension message",
+                )
+            )
+
+
+def _check_schema(
+    text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]
+) -> None:
+    key = schema.schema_key(ctx.fmt, ctx.version)
+    for violation in schema.validate(key, name, info.value):
+        if violation.missing is not None:
+            path = violation.path
+            if path:
+                start, end = _span(text, path, want_key=True)
+            else:
+                start, end = _span(text, ("type",))
+        else:
+            start, end = _span(text, violation.path)
+        issues.append(
+            Issue(
+                "PI200",
+                Severity.ERROR,
+                start,
+                end,
+                f"{violation.message} ({name} schema v{ctx.version}); pi may misread this entry",
+                {"path": list(violation.path)},
+            )
+        )

@@ -1,0 +1,350 @@
+"""Link analysis: build the entry tree and check every reference between entries.
+
+Covers ids and parents (PI400-PI403), compaction/label/branch-summary references
+(PI410-PI413) and tool calls against tool results (PI420-PI422). Everything is linear
+in the number of entries: ancestor questions use the tree's Euler-tour numbering.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from .findings import Finding, Related, Severity, Span
+from .lines import Kind, LineInfo
+from .tree import Tree, build
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+
+def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
+    """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
+    entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
+    id_of: dict[int, str] = {}
+    parent: dict[int, int | None] = {}
+    if fmt == "pi" and version == 1:
+        previous: int | None = None
+        for line in entries:
+            parent[line] = previous
+            previous = line
+        return build(entries, id_of, parent)
+    ids: dict[str, int] = {}
+    for line in entries:
+        ident = infos[line].obj.get("id")
+        if isinstance(ident, str):
+            id_of[line] = ident
+            ids[ident] = line
+    for line in entries:
+        ref = infos[line].obj.get("parentId")
+        parent[line] = ids.get(ref) if isinstance(ref, str) else None
+    return build(entries, id_of, parent)
+
+
+def check(a: Analysis) -> None:
+    """Append every link finding of ``a`` to ``a.findings``."""
+    if a.fmt == "pi" and a.version == 1:
+        _check_v1(a)
+    else:
+        _check_ids(a)
+        _check_references(a)
+    _check_tools(a)
+
+
+def _first_lines(a: Analysis) -> dict[str, int]:
+    first: dict[str, int] = {}
+    for line, ident in a.tree.id_of.items():
+        first.setdefault(ident, line)
+    return first
+
+
+def _check_ids(a: Analysis) -> None:
+    tree = a.tree
+    first = _first_lines(a)
+    for line, ident in tree.id_of.items():
+        if first[ident] != line:
+            a.findings.append(
+                Finding(
+                    "PI401",
+                    Severity.ERROR,
+                    a.span_of(line, ("id",)),
+                    f"duplicate id '{ident}' (first on line {first[ident] + 1}); pi's index keeps "
+                    f"only the last one (line {tree.ids[ident] + 1}), so links to this id reach "
+                    "one entry and the other is unreachable",
+                    (Related(a.span_of(first[ident], ("id",)), "first entry with this id"),),
+                    data={"id": ident},
+                )
+            )
+    for line in tree.entries:
+        obj = a.infos[line].obj
+        ref = obj.get("parentId")
+        if not isinstance(ref, str):
+            continue
+        span = a.span_of(line, ("parentId",))
+        target = tree.ids.get(ref)
+        if target is None:
+            a.findings.append(
+                Finding(
+                    "PI400",
+                    Severity.ERROR,
+                    span,
+                    f"parentId '{ref}' names no entry in this file; pi stops the path here, so "
+                    "everything before this entry drops out of the model's context",
+                    data={"parentId": ref},
+                )
+            )
+        elif line in tree.cycle:
+            nxt = tree.parent.get(line)
+            related = (Related(a.line_span(nxt), "next entry in the cycle"),) if nxt is not None else ()
+            what = "its own id" if target == line else "an entry that leads back to it"
+            a.findings.append(
+                Finding(
+                    "PI402",
+                    Severity.ERROR,
+                    span,
+                    f"parentId cycle: '{ref}' is {what}; pi follows parents forever when it "
+                    "resumes on this branch (it hangs)",
+                    related,
+                    data={"parentId": ref},
+                )
+            )
+        elif target > line:
+            a.findings.append(
+                Finding(
+                    "PI403",
+                    Severity.WARNING,
+                    span,
+                    f"parentId '{ref}' names an entry on a later line ({target + 1}); pi only "
+                    "appends, so a parent always comes first: this file was edited or reordered",
+                    (Related(a.span_of(target, ("id",)), "the parent entry"),),
+                )
+            )
+
+
+def _check_references(a: Analysis) -> None:
+    tree = a.tree
+    for line in tree.entries:
+        obj = a.infos[line].obj
+        etype = obj.get("type")
+        if etype == "compaction":
+            _check_first_kept(a, line, obj)
+        elif etype == "label":
+            ref = obj.get("targetId")
+            if isinstance(ref, str) and ref not in tree.ids:
+                a.findings.append(
+                    Finding(
+                        "PI411",
+                        Severity.WARNING,
+                        a.span_of(line, ("targetId",)),
+                        f"label targetId '{ref}' names no entry; pi keeps the label but it "
+                        "shows nowhere",
+                    )
+                )
+        elif etype == "branch_summary":
+            ref = obj.get("fromId")
+            if isinstance(ref, str) and ref != "root" and ref not in tree.ids:
+                a.findings.append(
+                    Finding(
+                        "PI412",
+                        Severity.WARNING,
+                        a.span_of(line, ("fromId",)),
+                        f"branch_summary fromId '{ref}' names no entry (and is not \"root\"); "
+                        "the summary no longer says which branch it abandoned",
+                    )
+                )
+
+
+def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
+    ref = obj.get("firstKeptEntryId")
+    if not isinstance(ref, str):
+        return
+    target = a.tree.ids.get(ref)
+    span = a.span_of(line, ("firstKeptEntryId",))
+    if target is None:
+        a.findings.append(
+            Finding(
+                "PI410",
+                Severity.WARNING,
+                span,
+                f"compaction firstKeptEntryId '{ref}' names no entry; pi keeps none of the "
+                "entries before the compaction, only its summary",
+            )
+        )
+    elif not a.tree.is_ancestor(target, line):
+        # pi's own SessionManager writes such compactions: a summary that keeps nothing
+        a.findings.append(
+            Finding(
+                "PI410",
+                Severity.INFORMATION,
+                span,
+                f"compaction firstKeptEntryId '{ref}' is on another branch, not on this "
+                "compaction's path; pi keeps none of the entries before the compaction, only "
+                "its summary",
+                (Related(a.span_of(target, ("id",)), "the entry it names"),),
+            )
+        )
+
+
+def _check_v1(a: Analysis) -> None:
+    """v1 compactions point by index into pi's parsed entries (header = 0)."""
+    parsed = [i for i, info in enumerate(a.infos) if info.value is not None]
+    for line in a.tree.entries:
+        obj = a.infos[line].obj
+        if obj.get("type") != "compaction":
+            continue
+        index = obj.get("firstKeptEntryIndex")
+        if isinstance(index, bool) or not isinstance(index, int):
+            continue
+        span = a.span_of(line, ("firstKeptEntryIndex",))
+        if index <= 0 or index >= len(parsed):
+            where = "the session header" if index == 0 else "outside the file"
+            a.findings.append(
+                Finding(
+                    "PI413",
+                    Severity.ERROR,
+                    span,
+                    f"firstKeptEntryIndex {index} points at {where} ({len(parsed)} entries with "
+                    "the header); on migration pi drops it and keeps nothing before the compaction",
+                )
+            )
+            continue
+        target = parsed[index]
+        if a.infos[target].kind is not Kind.ENTRY or target > line:
+            what = "a line that is not an entry" if target < line else "an entry after the compaction"
+            a.findings.append(
+                Finding(
+                    "PI413",
+                    Severity.ERROR,
+                    span,
+                    f"firstKeptEntryIndex {index} points at {what} (line {target + 1}); pi keeps "
+                    "nothing before the compaction",
+                    (Related(a.line_span(target), "the line it names"),),
+                )
+            )
+
+
+def _tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
+    message = obj.get("message")
+    if obj.get("type") != "message" or not isinstance(message, dict):
+        return []
+    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+        return []
+    return [
+        (n, block["id"])
+        for n, block in enumerate(message["content"])
+        if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str)
+    ]
+
+
+def _tool_result_id(obj: dict[str, Any]) -> str | None:
+    message = obj.get("message")
+    if obj.get("type") != "message" or not isinstance(message, dict):
+        return None
+    if message.get("role") != "toolResult":
+        return None
+    ref = message.get("toolCallId")
+    return ref if isinstance(ref, str) else None
+
+
+def tool_index(a: Analysis) -> tuple[dict[str, list[tuple[int, int]]], dict[str, list[int]]]:
+    """Tool calls by id → ``[(line, block index)]`` and tool results by call id → ``[line]``."""
+    calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    results: dict[str, list[int]] = defaultdict(list)
+    for line in a.tree.entries:
+        obj = a.infos[line].obj
+        for block, ident in _tool_calls(obj):
+            calls[ident].append((line, block))
+        ref = _tool_result_id(obj)
+        if ref is not None:
+            results[ref].append(line)
+    return calls, results
+
+
+def _check_tools(a: Analysis) -> None:
+    tree = a.tree
+    calls, results = tool_index(a)
+    for ref, lines in results.items():
+        answered: list[int] = []
+        for line in lines:
+            owners = [c for c, _ in calls.get(ref, ()) if c != line and tree.is_ancestor(c, line)]
+            if not owners:
+                a.findings.append(
+                    Finding(
+                        "PI420",
+                        Severity.ERROR,
+                        a.span_of(line, ("message", "toolCallId")),
+                        f"toolResult answers toolCallId '{ref}', but no toolCall with that id is on "
+                        "its path; providers reject the context pi sends on this branch",
+                        data={"toolCallId": ref},
+                    )
+                )
+            else:
+                answered.append(line)
+        _check_duplicate_results(a, ref, answered)
+    _check_unanswered(a, calls, results)
+
+
+def _check_duplicate_results(a: Analysis, ref: str, lines: list[int]) -> None:
+    tree = a.tree
+    ordered = sorted((tree.tin[line], line) for line in lines if line in tree.tin)
+    stack: list[int] = []
+    for _, line in ordered:
+        while stack and not tree.is_ancestor(stack[-1], line):
+            stack.pop()
+        if stack:
+            earlier = stack[-1]
+            a.findings.append(
+                Finding(
+                    "PI422",
+                    Severity.WARNING,
+                    a.span_of(line, ("message", "toolCallId")),
+                    f"a second toolResult for toolCallId '{ref}' on the same path (the first is on "
+                    f"line {earlier + 1}); pi sends both and providers may reject the context",
+                    (Related(a.span_of(earlier, ("message", "toolCallId")), "the first toolResult"),),
+                )
+            )
+        stack.append(line)
+
+
+def _check_unanswered(
+    a: Analysis, calls: dict[str, list[tuple[int, int]]], results: dict[str, list[int]]
+) -> None:
+    tree = a.tree
+    active = tree.active_set
+    last_turn = _last_conversational(a)
+    for ref, sites in calls.items():
+        for line, block in sites:
+            if line not in active or line < last_turn or _abandoned(a.infos[line].obj):
+                continue
+            if any(r in active and r != line and tree.is_ancestor(line, r) for r in results.get(ref, ())):
+                continue
+            a.findings.append(
+                Finding(
+                    "PI421",
+                    Severity.WARNING,
+                    a.span_of(line, ("message", "content", block, "id")),
+                    f"toolCall '{ref}' on the active path has no toolResult after it: the session "
+                    "ends while the tool was running (pi was stopped); on resume pi sends the "
+                    "model a synthetic 'No result provided' result instead",
+                    data={"toolCallId": ref},
+                )
+            )
+
+
+def _last_conversational(a: Analysis) -> int:
+    """The line of the last user/assistant turn on the active path (-1 if none).
+
+    A toolCall before a later turn was interrupted, and pi fills in a synthetic result;
+    only calls in the last turn are left waiting.
+    """
+    for line in reversed(a.tree.active):
+        message = a.infos[line].obj.get("message")
+        if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+            return line
+    return -1
+
+
+def _abandoned(obj: dict[str, Any]) -> bool:
+    """Aborted or failed turns: pi drops their tool calls when it builds the next request."""
+    message = obj.get("message")
+    return isinstance(message, dict) and message.get("stopReason") in ("aborted", "error")

@@ -1,0 +1,134 @@
+"""The entry tree of a session: ids, parents, children, roots, leaf and active path.
+
+Nodes are line numbers. Links resolve the way pi resolves them: ``byId`` keeps the last
+entry with a given id, an unknown ``parentId`` ends the path there (the entry acts as a
+root), and the leaf is the last entry in the file. Cycles are detected rather than
+followed; every walk here is bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Tree:
+    """Parent/child structure over entry lines, with O(1) ancestor checks."""
+
+    entries: list[int] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+    id_of: dict[int, str] = field(default_factory=dict)
+    parent: dict[int, int | None] = field(default_factory=dict)
+    children: dict[int, list[int]] = field(default_factory=dict)
+    roots: list[int] = field(default_factory=list)
+    cycle: set[int] = field(default_factory=set)
+    leaf: int | None = None
+    active: list[int] = field(default_factory=list)
+    active_set: set[int] = field(default_factory=set)
+    tin: dict[int, int] = field(default_factory=dict)
+    tout: dict[int, int] = field(default_factory=dict)
+    depth: dict[int, int] = field(default_factory=dict)
+
+    def is_ancestor(self, a: int, b: int) -> bool:
+        """True when ``a`` is ``b`` or lies on the path from ``b`` to its root."""
+        ta, tb = self.tin.get(a), self.tin.get(b)
+        if ta is None or tb is None:
+            return a == b
+        return ta <= tb and self.tout[b] <= self.tout[a]
+
+    def path_to(self, line: int) -> list[int]:
+        """The path root → ``line`` (bounded; stops at a cycle)."""
+        out: list[int] = []
+        seen: set[int] = set()
+        current: int | None = line
+        while current is not None and current not in seen:
+            seen.add(current)
+            out.append(current)
+            current = self.parent.get(current)
+        out.reverse()
+        return out
+
+    def descendants(self, line: int) -> Iterable[int]:
+        """All entries below ``line`` (depth first, iterative)."""
+        stack = list(reversed(self.children.get(line, [])))
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(self.children.get(node, [])))
+
+    @property
+    def branch_points(self) -> list[int]:
+        """Entries with more than one child, in file order."""
+        return [line for line in self.entries if len(self.children.get(line, ())) > 1]
+
+    @property
+    def leaves(self) -> list[int]:
+        """Entries without children, in file order."""
+        return [line for line in self.entries if not self.children.get(line)]
+
+
+def build(entries: list[int], id_of: dict[int, str], parent_ref: dict[int, int | None]) -> Tree:
+    """Build a tree from entry lines, their ids and their resolved parent lines.
+
+    ``parent_ref[line]`` is the parent's line, or None for a root (a null or dangling
+    ``parentId``). Ids map to the last line that carries them.
+    """
+    tree = Tree(entries=entries, id_of=id_of, parent=dict(parent_ref))
+    for line in entries:
+        ident = id_of.get(line)
+        if ident is not None:
+            tree.ids[ident] = line
+    for line in entries:
+        p = tree.parent.get(line)
+        if p is None:
+            tree.roots.append(line)
+        else:
+            tree.children.setdefault(p, []).append(line)
+    _find_cycles(tree)
+    _number(tree)
+    if entries:
+        tree.leaf = entries[-1]
+        tree.active = tree.path_to(tree.leaf)
+        tree.active_set = set(tree.active)
+    return tree
+
+
+def _find_cycles(tree: Tree) -> None:
+    """Mark every line that lies on a parent cycle (each node has at most one parent)."""
+    state: dict[int, int] = {}  # 1 = on the current walk, 2 = done
+    for start in tree.entries:
+        if start in state:
+            continue
+        walk: list[int] = []
+        node: int | None = start
+        while node is not None and node not in state:
+            state[node] = 1
+            walk.append(node)
+            node = tree.parent.get(node)
+        if node is not None and state.get(node) == 1:
+            tree.cycle.update(walk[walk.index(node) :])
+        for visited in walk:
+            state[visited] = 2
+
+
+def _number(tree: Tree) -> None:
+    """Euler-tour numbering from the roots (iterative), plus depths."""
+    clock = 0
+    for root in tree.roots:
+        stack: list[tuple[int, bool]] = [(root, False)]
+        tree.depth[root] = 0
+        while stack:
+            node, done = stack.pop()
+            if done:
+                tree.tout[node] = clock
+                clock += 1
+                continue
+            tree.tin[node] = clock
+            clock += 1
+            stack.append((node, True))
+            d = tree.depth[node] + 1
+            for child in reversed(tree.children.get(node, ())):
+                if child not in tree.tin:
+                    tree.depth[child] = d
+                    stack.append((child, False))

@@ -1,0 +1,733 @@
+"""Tests of the JSON Schemas themselves (schemas/*.schema.json), independent of pi_lsp code."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas"
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+BOOK_SAMPLE = ROOT / "tests" / "data" / "book-valid.jsonl"
+
+PI_FILES = {v: f"session.v{v}.schema.json" for v in (1, 2, 3)}
+BOOK_FILE = "session-book.v1.schema.json"
+ALL_FILES = [*PI_FILES.values(), BOOK_FILE]
+
+PI_ENTRY_TYPES = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+]
+BOOK_ENTRY_TYPES = [
+    "user_message",
+    "assistant_message",
+    "tool_call",
+    "tool_result",
+    "compaction",
+    "branch_summary",
+    "thinking",
+]
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+
+
+SCHEMA_DOCS = {name: load(name) for name in ALL_FILES}
+REGISTRY: Registry = Registry().with_resources(
+    (doc["$id"], Resource.from_contents(doc)) for doc in SCHEMA_DOCS.values()
+)
+
+
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(SCHEMA_DOCS[name], registry=REGISTRY)
+
+
+def def_validator(name: str, def_name: str) -> Draft202012Validator:
+    """How the core validates a line: a bare $ref to the entry's definition."""
+    ref = {"$ref": f"{SCHEMA_DOCS[name]['$id']}#/$defs/{def_name}"}
+    return Draft202012Validator(ref, registry=REGISTRY)
+
+
+def error_paths(v: Draft202012Validator, instance: Any) -> list[tuple[Any, ...]]:
+    return [tuple(e.absolute_path) for e in v.iter_errors(instance)]
+
+
+def pi_def_name(line: dict[str, Any]) -> str:
+    return "header" if line["type"] == "session" else line["type"]
+
+
+# ----------------------------------------------------------------------------- sample lines
+
+USAGE = {
+    "input": 10,
+    "output": 20,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 30,
+    "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3},
+}
+ASSISTANT = {
+    "role": "assistant",
+    "content": [
+        {"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig", "redacted": False},
+        {"type": "text", "text": "Running it."},
+        {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls"}},
+    ],
+    "api": "anthropic-messages",
+    "provider": "anthropic",
+    "model": "claude-sonnet-4-5",
+    "usage": USAGE,
+    "stopReason": "toolUse",
+    "timestamp": 1764477846056,
+}
+TS = "2026-11-30T04:24:06.056Z"
+
+
+def msg_entry(message: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": "a1b2c3d4",
+        "parentId": None,
+        "timestamp": TS,
+        "message": message,
+        **extra,
+    }
+
+
+def v3_entry(entry_type: str, **fields: Any) -> dict[str, Any]:
+    return {"type": entry_type, "id": "b2c3d4e5", "parentId": "a1b2c3d4", "timestamp": TS, **fields}
+
+
+VALID_V3 = [
+    {"type": "session", "version": 3, "id": "uuid-1", "timestamp": TS, "cwd": "/p"},
+    {
+        "type": "session",
+        "version": 3,
+        "id": "uuid-1",
+        "timestamp": TS,
+        "cwd": "/p",
+        "parentSession": "/sessions/other.jsonl",
+    },
+    msg_entry({"role": "user", "content": "Hello"}),
+    msg_entry(
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            ],
+            "timestamp": 1,
+        }
+    ),
+    msg_entry(ASSISTANT),
+    msg_entry({**ASSISTANT, "stopReason": "pending"}),  # PI201 is a separate diagnostic
+    msg_entry(
+        {
+            **ASSISTANT,
+            "stopReason": "error",
+            "errorMessage": "boom",
+            "responseId": "r1",
+            "usage": {k: v for k, v in USAGE.items() if k != "totalTokens"},
+        }
+    ),
+    msg_entry(
+        {
+            "role": "toolResult",
+            "toolCallId": "call_1",
+            "toolName": "bash",
+            "content": [{"type": "text", "text": "out"}],
+            "isError": False,
+            "details": {"x": 1},
+            "timestamp": 2,
+        }
+    ),
+    msg_entry(
+        {
+            "role": "bashExecution",
+            "command": "ls",
+            "output": "a\n",
+            "exitCode": 0,
+            "cancelled": False,
+            "truncated": False,
+            "timestamp": 3,
+        }
+    ),
+    msg_entry(
+        {
+            "role": "bashExecution",
+            "command": "sleep 9",
+            "output": "",
+            "cancelled": True,
+            "truncated": False,
+            "excludeFromContext": True,
+        }
+    ),
+    msg_entry(
+        {"role": "custom", "customType": "ext", "content": "ctx", "display": True, "timestamp": 4}
+    ),
+    msg_entry({"role": "hookMessage", "customType": "ext", "content": "ctx", "display": False}),
+    msg_entry({"role": "branchSummary", "summary": "s", "fromId": "root", "timestamp": 5}),
+    msg_entry({"role": "compactionSummary", "summary": "s", "tokensBefore": 9}),
+    msg_entry({"role": "user", "content": "hi", "futureField": {"a": 1}}, futureEntryField=1),
+    v3_entry("model_change", provider="openai", modelId="gpt-4o"),
+    v3_entry("thinking_level_change", thinkingLevel="xhigh"),
+    v3_entry(
+        "compaction",
+        summary="s",
+        firstKeptEntryId="a1b2c3d4",
+        tokensBefore=5000,
+        details={"readFiles": [], "modifiedFiles": []},
+        fromHook=False,
+        usage=USAGE,
+    ),
+    v3_entry(
+        "compaction",
+        summary="s",
+        tokensBefore=5000,
+        retainedTail=[{"role": "user", "content": "latest request"}, ASSISTANT],
+    ),
+    # firstKeptEntryIndex in v3 is PI302's business, not the schema's
+    v3_entry("compaction", summary="s", tokensBefore=5000, firstKeptEntryIndex=3),
+    v3_entry("branch_summary", fromId="root", summary="s", details={}, fromHook=True, usage=USAGE),
+    v3_entry("custom", customType="ext", data={"count": 42}),
+    v3_entry("custom", customType="ext"),
+    v3_entry("custom_message", customType="ext", content="Injected", display=True),
+    v3_entry(
+        "custom_message",
+        customType="ext",
+        content=[{"type": "text", "text": "x"}],
+        display=False,
+        details={"k": 1},
+    ),
+    v3_entry("label", targetId="a1b2c3d4", label="checkpoint-1"),
+    v3_entry("label", targetId="a1b2c3d4"),
+    v3_entry("session_info", name="Refactor auth module"),
+    # missing id/parentId is PI300's business, not the schema's
+    {"type": "label", "timestamp": TS, "targetId": "a1b2c3d4", "label": "x"},
+    # unknown entry types are PI004's business
+    {"type": "some_future_entry", "whatever": [1, 2]},
+]
+
+
+# ----------------------------------------------------------------------------- structure
+
+
+@pytest.mark.parametrize("name", ALL_FILES)
+def test_schema_is_valid_2020_12(name: str) -> None:
+    doc = SCHEMA_DOCS[name]
+    Draft202012Validator.check_schema(doc)
+    assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert doc["$id"] == f"https://pi-lsp.dev/schemas/{name}"
+    for key in ("title", "description", "$defs"):
+        assert doc[key], key
+
+
+@pytest.mark.parametrize(
+    ("name", "entry_types"),
+    [*((f, PI_ENTRY_TYPES) for f in PI_FILES.values()), (BOOK_FILE, BOOK_ENTRY_TYPES)],
+)
+def test_defs_follow_naming_convention(name: str, entry_types: list[str]) -> None:
+    defs = SCHEMA_DOCS[name]["$defs"]
+    assert "header" in defs
+    for entry_type in entry_types:
+        assert entry_type in defs, entry_type
+        # each entry definition pins its own discriminator
+        assert defs[entry_type]["properties"]["type"]["const"] == entry_type
+    # the top level dispatches with if/then (never oneOf/anyOf) to every definition
+    top = SCHEMA_DOCS[name]
+    assert "oneOf" not in top and "anyOf" not in top
+    targets = {
+        branch["if"]["properties"]["type"]["const"]: branch["then"]["$ref"]
+        for branch in top["allOf"]
+    }
+    header_type = "session" if name in PI_FILES.values() else "session_header"
+    assert targets.pop(header_type) == "#/$defs/header"
+    assert targets == {t: f"#/$defs/{t}" for t in entry_types}
+
+
+@pytest.mark.parametrize("name", PI_FILES.values())
+def test_pi_shared_defs(name: str) -> None:
+    defs = SCHEMA_DOCS[name]["$defs"]
+    for shared in (
+        "AgentMessage",
+        "UserMessage",
+        "AssistantMessage",
+        "ToolResultMessage",
+        "BashExecutionMessage",
+        "CustomMessage",
+        "HookMessage",
+        "BranchSummaryMessage",
+        "CompactionSummaryMessage",
+        "TextContent",
+        "ImageContent",
+        "ThinkingContent",
+        "ToolCall",
+        "Usage",
+        "Cost",
+    ):
+        assert shared in defs, shared
+
+
+def _walk(node: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from _walk(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _walk(value, f"{path}/{i}")
+
+
+@pytest.mark.parametrize("name", ALL_FILES)
+def test_every_property_and_def_has_a_description(name: str) -> None:
+    missing = []
+    for path, node in _walk(SCHEMA_DOCS[name], ""):
+        for key in ("properties", "$defs"):
+            for prop, sub in (node.get(key) or {}).items():
+                if not (
+                    isinstance(sub, dict)
+                    and isinstance(sub.get("description"), str)
+                    and sub["description"].strip()
+                ):
+                    missing.append(f"{path}/{key}/{prop}")
+    assert missing == []
+
+
+# ----------------------------------------------------------------------------- valid input
+
+
+def _fixture_cases() -> list[Any]:
+    if not FIXTURES.is_dir():
+        return []
+    versions = {"real-v1-": 1, "pi-v2-": 2, "pi-v3-": 3}
+    cases = []
+    for path in sorted(FIXTURES.glob("*.jsonl")):
+        for prefix, version in versions.items():
+            if path.name.startswith(prefix):
+                cases.append(pytest.param(path, version, id=path.name))
+    return cases
+
+
+@pytest.mark.parametrize(("path", "version"), _fixture_cases())
+def test_fixture_lines_validate(path: Path, version: int) -> None:
+    top = validator(PI_FILES[version])
+    failures = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        per_def = def_validator(PI_FILES[version], pi_def_name(obj))
+        for v in (top, per_def):
+            failures += [
+                (lineno, list(e.absolute_path), e.message[:120]) for e in v.iter_errors(obj)
+            ]
+    assert failures == []
+
+
+def test_fixtures_present_or_skip() -> None:
+    if not FIXTURES.is_dir():
+        pytest.skip(f"{FIXTURES} is absent")
+    assert _fixture_cases()
+
+
+@pytest.mark.parametrize("line", VALID_V3, ids=lambda o: o["type"])
+def test_valid_v3_lines(line: dict[str, Any]) -> None:
+    assert error_paths(validator(PI_FILES[3]), line) == []
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_valid_lines_in_older_versions(version: int) -> None:
+    v = validator(PI_FILES[version])
+    header: dict[str, Any] = {"type": "session", "id": "u", "timestamp": TS, "cwd": "/p"}
+    if version == 1:
+        header.update(
+            provider="anthropic", modelId="m", thinkingLevel="off", branchedFrom="/x.jsonl"
+        )
+        entries: list[dict[str, Any]] = [
+            {"type": "message", "timestamp": TS, "message": ASSISTANT},
+            {
+                "type": "compaction",
+                "timestamp": TS,
+                "summary": "s",
+                "firstKeptEntryIndex": 1,
+                "tokensBefore": 10,
+            },
+            {"type": "thinking_level_change", "timestamp": TS, "thinkingLevel": "minimal"},
+        ]
+    else:
+        header["version"] = 2
+        entries = [
+            msg_entry(
+                {
+                    "role": "hookMessage",
+                    "customType": "e",
+                    "content": "c",
+                    "display": True,
+                    "timestamp": 1,
+                }
+            ),
+            v3_entry("compaction", summary="s", firstKeptEntryId="a1b2c3d4", tokensBefore=1),
+        ]
+    for line in [header, *entries]:
+        assert error_paths(v, line) == [], line
+        assert error_paths(def_validator(PI_FILES[version], pi_def_name(line)), line) == []
+
+
+def test_book_sample_validates() -> None:
+    v = validator(BOOK_FILE)
+    lines = [
+        json.loads(raw)
+        for raw in BOOK_SAMPLE.read_text(encoding="utf-8").splitlines()
+        if raw.strip()
+    ]
+    assert lines[0]["type"] == "session_header"
+    seen = set()
+    for line in lines:
+        seen.add(line["type"])
+        def_name = "header" if line["type"] == "session_header" else line["type"]
+        assert error_paths(v, line) == [], line
+        assert error_paths(def_validator(BOOK_FILE, def_name), line) == [], line
+    assert seen == {"session_header", *BOOK_ENTRY_TYPES}
+
+
+# ----------------------------------------------------------------------------- invalid input
+
+
+def _with(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    """Deep copy of obj with the value at path replaced (or deleted when value is DELETE)."""
+    out = copy.deepcopy(obj)
+    target = out
+    for key in path[:-1]:
+        target = target[key]
+    if value is DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return out
+
+
+DELETE = object()
+ASSISTANT_ENTRY = msg_entry(ASSISTANT)
+COMPACTION = v3_entry(
+    "compaction",
+    summary="s",
+    firstKeptEntryId="a1b2c3d4",
+    tokensBefore=1,
+    retainedTail=[{"role": "user", "content": "x"}],
+)
+
+# (version, line, expected absolute_path of the single error)
+INVALID: list[tuple[str, int, dict[str, Any], tuple[Any, ...]]] = [
+    (
+        "usage-input-string",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "usage", "input"), "10"),
+        ("message", "usage", "input"),
+    ),
+    (
+        "cost-total-string",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "usage", "cost", "total"), "0.3"),
+        ("message", "usage", "cost", "total"),
+    ),
+    (
+        "usage-missing-cost",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "usage", "cost"), DELETE),
+        ("message", "usage"),
+    ),
+    ("unknown-role", 3, _with(ASSISTANT_ENTRY, ("message", "role"), "robot"), ("message", "role")),
+    ("role-not-string", 2, _with(ASSISTANT_ENTRY, ("message", "role"), 7), ("message", "role")),
+    (
+        "bad-stop-reason",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "stopReason"), "done"),
+        ("message", "stopReason"),
+    ),
+    (
+        "unknown-block-type",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "content", 1, "type"), "video"),
+        ("message", "content", 1, "type"),
+    ),
+    (
+        "image-in-assistant",
+        3,
+        _with(
+            ASSISTANT_ENTRY,
+            ("message", "content", 1),
+            {"type": "image", "data": "x", "mimeType": "image/png"},
+        ),
+        ("message", "content", 1, "type"),
+    ),
+    (
+        "toolcall-args-string",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "content", 2, "arguments"), "{}"),
+        ("message", "content", 2, "arguments"),
+    ),
+    (
+        "thinking-not-string",
+        1,
+        _with(ASSISTANT_ENTRY, ("message", "content", 0, "thinking"), ["x"]),
+        ("message", "content", 0, "thinking"),
+    ),
+    (
+        "text-missing",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "content", 1, "text"), DELETE),
+        ("message", "content", 1),
+    ),
+    (
+        "assistant-content-string",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "content"), "hi"),
+        ("message", "content"),
+    ),
+    ("user-content-number", 3, msg_entry({"role": "user", "content": 5}), ("message", "content")),
+    (
+        "user-block-unknown",
+        3,
+        msg_entry(
+            {
+                "role": "user",
+                "content": [{"type": "toolCall", "id": "a", "name": "b", "arguments": {}}],
+            }
+        ),
+        ("message", "content", 0, "type"),
+    ),
+    ("message-not-object", 3, msg_entry("hello"), ("message",)),
+    (
+        "content-item-not-object",
+        3,
+        msg_entry({"role": "user", "content": ["plain string"]}),
+        ("message", "content", 0),
+    ),
+    (
+        "tail-item-not-object",
+        3,
+        _with(COMPACTION, ("retainedTail", 0), "x"),
+        ("retainedTail", 0),
+    ),
+    ("message-missing", 3, _with(ASSISTANT_ENTRY, ("message",), DELETE), ()),
+    ("parentId-number", 3, _with(ASSISTANT_ENTRY, ("parentId",), 5), ("parentId",)),
+    ("id-number", 2, _with(ASSISTANT_ENTRY, ("id",), 12345678), ("id",)),
+    ("timestamp-number", 3, _with(ASSISTANT_ENTRY, ("timestamp",), 17), ("timestamp",)),
+    (
+        "message-timestamp-string",
+        3,
+        _with(ASSISTANT_ENTRY, ("message", "timestamp"), TS),
+        ("message", "timestamp"),
+    ),
+    (
+        "toolresult-no-call-id",
+        3,
+        msg_entry({"role": "toolResult", "toolName": "bash", "content": [], "isError": False}),
+        ("message",),
+    ),
+    (
+        "bash-exitcode-string",
+        3,
+        msg_entry({"role": "bashExecution", "command": "ls", "output": "", "exitCode": "0"}),
+        ("message", "exitCode"),
+    ),
+    (
+        "custom-display-string",
+        3,
+        msg_entry({"role": "custom", "customType": "e", "content": "c", "display": "yes"}),
+        ("message", "display"),
+    ),
+    (
+        "hookmessage-bad-content",
+        2,
+        msg_entry({"role": "hookMessage", "customType": "e", "content": 1, "display": True}),
+        ("message", "content"),
+    ),
+    (
+        "thinking-level",
+        3,
+        v3_entry("thinking_level_change", thinkingLevel="extreme"),
+        ("thinkingLevel",),
+    ),
+    (
+        "thinking-level-v1",
+        1,
+        {"type": "thinking_level_change", "timestamp": TS, "thinkingLevel": "max"},
+        ("thinkingLevel",),
+    ),
+    ("model-change-no-model", 3, v3_entry("model_change", provider="openai"), ()),
+    (
+        "compaction-v3-no-first-kept",
+        3,
+        _with(_with(COMPACTION, ("firstKeptEntryId",), DELETE), ("retainedTail",), DELETE),
+        (),
+    ),
+    ("compaction-tail-null", 3, _with(COMPACTION, ("retainedTail",), None), ("retainedTail",)),
+    ("compaction-v2-no-first-kept", 2, _with(COMPACTION, ("firstKeptEntryId",), DELETE), ()),
+    (
+        "compaction-tail-bad-role",
+        3,
+        _with(COMPACTION, ("retainedTail", 0, "role"), "nobody"),
+        ("retainedTail", 0, "role"),
+    ),
+    ("compaction-tokens-string", 3, _with(COMPACTION, ("tokensBefore",), "5"), ("tokensBefore",)),
+    (
+        "compaction-v1-negative-index",
+        1,
+        {
+            "type": "compaction",
+            "timestamp": TS,
+            "summary": "s",
+            "firstKeptEntryIndex": -1,
+            "tokensBefore": 1,
+        },
+        ("firstKeptEntryIndex",),
+    ),
+    (
+        "compaction-v1-no-index",
+        1,
+        {"type": "compaction", "timestamp": TS, "summary": "s", "tokensBefore": 1},
+        (),
+    ),
+    ("branch-summary-fromId", 3, v3_entry("branch_summary", fromId=None, summary="s"), ("fromId",)),
+    ("label-number", 3, v3_entry("label", targetId="a", label=5), ("label",)),
+    (
+        "custom-message-content",
+        3,
+        v3_entry("custom_message", customType="e", content=[{"type": "text", "text": 1}]),
+        ("content", 0, "text"),
+    ),
+    ("session-info-name", 3, v3_entry("session_info", name=["x"]), ("name",)),
+    ("header-id-missing", 3, {"type": "session", "version": 3, "timestamp": TS, "cwd": "/"}, ()),
+    (
+        "header-parent-session",
+        3,
+        {
+            "type": "session",
+            "version": 3,
+            "id": "u",
+            "timestamp": TS,
+            "cwd": "/",
+            "parentSession": 5,
+        },
+        ("parentSession",),
+    ),
+    (
+        "header-v1-thinking",
+        1,
+        {"type": "session", "id": "u", "timestamp": TS, "cwd": "/", "thinkingLevel": "max"},
+        ("thinkingLevel",),
+    ),
+    (
+        "header-cwd-number",
+        2,
+        {"type": "session", "version": 2, "id": "u", "timestamp": TS, "cwd": 1},
+        ("cwd",),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("version", "line", "expected"),
+    [pytest.param(v, line, exp, id=name) for name, v, line, exp in INVALID],
+)
+def test_invalid_line_points_at_offending_field(
+    version: int, line: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
+    name = PI_FILES[version]
+    assert error_paths(validator(name), line) == [expected]
+    assert error_paths(def_validator(name, pi_def_name(line)), line) == [expected]
+
+
+def test_required_error_names_the_missing_field() -> None:
+    line = _with(ASSISTANT_ENTRY, ("message", "usage", "cost"), DELETE)
+    (error,) = validator(PI_FILES[3]).iter_errors(line)
+    assert error.validator == "required"
+    assert "'cost'" in error.message
+
+
+BOOK_ASSISTANT = {
+    "type": "assistant_message",
+    "id": "entry-002",
+    "parentId": "entry-001",
+    "timestamp": "2026-07-31T12:00:03Z",
+    "modelId": "m",
+    "content": [
+        {"type": "text", "text": "ok"},
+        {"type": "tool_use", "id": "tc_1", "name": "write", "input": {}},
+    ],
+    "usage": {"inputTokens": 1, "outputTokens": 2},
+}
+
+BOOK_INVALID = [
+    (
+        "usage-string",
+        _with(BOOK_ASSISTANT, ("usage", "inputTokens"), "1"),
+        ("usage", "inputTokens"),
+    ),
+    (
+        "block-unknown",
+        _with(BOOK_ASSISTANT, ("content", 0, "type"), "toolCall"),
+        ("content", 0, "type"),
+    ),
+    ("tool-use-no-name", _with(BOOK_ASSISTANT, ("content", 1, "name"), DELETE), ("content", 1)),
+    ("parent-number", _with(BOOK_ASSISTANT, ("parentId",), 1), ("parentId",)),
+    (
+        "header-version",
+        {"type": "session_header", "version": 2, "createdAt": TS, "cwd": "/"},
+        ("version",),
+    ),
+    (
+        "image-source",
+        {
+            "type": "user_message",
+            "id": "e",
+            "parentId": None,
+            "timestamp": TS,
+            "content": [
+                {"type": "image", "source": {"type": "url", "mediaType": "image/png", "data": "x"}}
+            ],
+        },
+        ("content", 0, "source", "type"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [pytest.param(line, exp, id=name) for name, line, exp in BOOK_INVALID],
+)
+def test_book_invalid_line_points_at_offending_field(
+    line: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
+    def_name = "header" if line["type"] == "session_header" else line["type"]
+    assert error_paths(validator(BOOK_FILE), line) == [expected]
+    assert error_paths(def_validator(BOOK_FILE, def_name), line) == [expected]
+
+
+def test_hookmessage_role_differs_only_in_name() -> None:
+    defs = SCHEMA_DOCS[PI_FILES[3]]["$defs"]
+    hook = copy.deepcopy(defs["HookMessage"]["properties"])
+    custom = copy.deepcopy(defs["CustomMessage"]["properties"])
+    assert hook.pop("role")["const"] == "hookMessage"
+    assert custom.pop("role")["const"] == "custom"
+    assert {k: v["type"] for k, v in hook.items() if "type" in v} == {
+        k: v["type"] for k, v in custom.items() if "type" in v
+    }
