@@ -47,7 +47,9 @@ def add_parser(sub: Any) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
-    p.add_argument("-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)")
+    p.add_argument(
+        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
+    )
     p.set_defaults(run=run)
 
 
@@ -186,8 +188,13 @@ def _print_text(reports: list[FileReport], out: TextIO) -> None:
                 f"{SEVERITY_NAMES[d['severity']]} {d['code']} {d['message']}\n"
             )
     if len(reports) > 1 or any(r.diagnostics for r in reports):
-        summary = ", ".join(f"{n} {SEVERITY_NAMES[s]}{_plural(n, s)}" for s, n in counts.items() if n)
-        print(f"{len(reports)} file{'s' if len(reports) != 1 else ''} checked: {summary or 'no problems'}", file=sys.stderr)
+        summary = ", ".join(
+            f"{n} {SEVERITY_NAMES[s]}{_plural(n, s)}" for s, n in counts.items() if n
+        )
+        print(
+            f"{len(reports)} file{'s' if len(reports) != 1 else ''} checked: {summary or 'no problems'}",
+            file=sys.stderr,
+        )
 
 
 def _print_json(reports: list[FileReport], out: TextIO) -> None:

@@ -12,7 +12,9 @@ from pi_lsp.core.schema import schema_text
 def add_parser(sub: Any) -> None:
     """Register the ``schema`` subcommand."""
     p = sub.add_parser("schema", help="print the JSON Schema of a session format version")
-    p.add_argument("--version", type=int, default=3, choices=(1, 2, 3), help="format version (default 3)")
+    p.add_argument(
+        "--version", type=int, default=3, choices=(1, 2, 3), help="format version (default 3)"
+    )
     p.add_argument(
         "--dialect",
         choices=("pi", "book"),

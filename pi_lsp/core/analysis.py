@@ -21,7 +21,9 @@ from .lines import MIB, Context, Kind, LineInfo, check, parse
 from .text import SplitText, split_lines
 from .tree import Tree
 
-_FILE_UUID = re.compile(r"_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$")
+_FILE_UUID = re.compile(
+    r"_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,9 @@ def analyze(
     findings: list[Finding] = []
     _line_findings(split, infos, header_line, findings)
     tree = links.build_tree(infos, fmt, version, header_line)
-    analysis = Analysis(split, infos, fmt, version, header_line, tree, findings, path, options, cache)
+    analysis = Analysis(
+        split, infos, fmt, version, header_line, tree, findings, path, options, cache
+    )
     _header_findings(analysis)
     links.check(analysis)
     findings.sort(key=sort_key)
@@ -151,11 +155,19 @@ def _line_findings(
     split: SplitText, infos: list[LineInfo], header_line: int | None, out: list[Finding]
 ) -> None:
     lines = split.lines
-    last_content = max((i for i, info in enumerate(infos) if info.kind is not Kind.BLANK), default=-1)
+    last_content = max(
+        (i for i, info in enumerate(infos) if info.kind is not Kind.BLANK), default=-1
+    )
     for i, info in enumerate(infos):
         for issue in info.issues:
             out.append(
-                Finding(issue.code, issue.severity, Span(i, issue.start, issue.end), issue.message, data=issue.data)
+                Finding(
+                    issue.code,
+                    issue.severity,
+                    Span(i, issue.start, issue.end),
+                    issue.message,
+                    data=issue.data,
+                )
             )
         if info.kind is Kind.BLANK:
             if i < last_content:
@@ -204,7 +216,9 @@ def _syntax_finding(text: str, line: int, info: LineInfo, is_last: bool) -> Find
     else:
         message = f"line is not valid JSON ({error.message}); pi skips this line"
     start = min(error.offset, max(end - 1, 0)) if end else 0
-    return Finding("PI001", Severity.ERROR, Span(line, start, max(end, start + 1) if end else 0), message)
+    return Finding(
+        "PI001", Severity.ERROR, Span(line, start, max(end, start + 1) if end else 0), message
+    )
 
 
 def _header_findings(a: Analysis) -> None:
@@ -228,7 +242,7 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.line_span(first),
-                "the first line is not a session header ({\"type\":\"session\",...}); pi refuses "
+                'the first line is not a session header ({"type":"session",...}); pi refuses '
                 "to load this file",
             )
         )
@@ -288,7 +302,9 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
             )
         )
     if a.version == 1:
-        with_ids = [i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj]
+        with_ids = [
+            i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj
+        ]
         if with_ids:
             a.findings.append(
                 Finding(

@@ -32,7 +32,7 @@ CODES: dict[str, Code] = {
         Code("PI103", _W, "session not migrated to v3"),
         Code("PI104", _H, "file name's uuid differs from the header id"),
         Code("PI200", _E, "entry violates its JSON Schema"),
-        Code("PI201", _W, "assistant stopReason is \"pending\""),
+        Code("PI201", _W, 'assistant stopReason is "pending"'),
         Code("PI300", _E, "entry without id/parentId in a v2/v3 file"),
         Code("PI301", _W, "role hookMessage in a v3 file"),
         Code("PI302", _W, "firstKeptEntryIndex in a v2/v3 file"),

@@ -87,7 +87,8 @@ def _constant_position(text: str) -> int:
 
 def _error(text: str, pos: int, msg: str) -> ParseError:
     stripped = len(text.rstrip(" \t\r\n"))
-    at_end = pos >= stripped
+    # an unterminated string runs to the end of the line: the input simply stopped
+    at_end = pos >= stripped or msg.startswith("Unterminated string")
     pos = min(pos, len(text))
     return ParseError(pos, msg, at_end)
 
@@ -281,7 +282,9 @@ def locate(text: str, path: JsonPath) -> Location:
     return Location(key, value, depth)
 
 
-def member_keys(text: str, path: JsonPath = ()) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+def member_keys(
+    text: str, path: JsonPath = ()
+) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
     """The members of the object at ``path``: ``(key, key_span, value_span)`` in order."""
     loc = locate(text, path)
     if loc.depth != len(path) or loc.value[0] >= len(text) or text[loc.value[0]] != "{":

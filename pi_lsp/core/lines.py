@@ -199,8 +199,10 @@ def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -
     obj = info.obj
     etype = info.type or ""
     key = schema.schema_key(ctx.fmt, ctx.version)
-    if ctx.fmt == "pi" and etype not in PI_ENTRY_TYPES or (
-        ctx.fmt != "pi" and not schema.has_definition(key, etype)
+    if (
+        (ctx.fmt == "pi"
+        and etype not in PI_ENTRY_TYPES)
+        or (ctx.fmt != "pi" and not schema.has_definition(key, etype))
     ):
         start, end = _span(text, ("type",))
         issues.append(
@@ -231,7 +233,7 @@ def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -
                 Severity.WARNING,
                 start,
                 end,
-                "assistant stopReason is \"pending\", which marks an unfinished stream and must "
+                'assistant stopReason is "pending", which marks an unfinished stream and must '
                 "never be persisted; pi resends this partial turn to the model as if complete",
             )
         )
@@ -284,9 +286,7 @@ def _check_pi_version_rules(
             )
 
 
-def _check_schema(
-    text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]
-) -> None:
+def _check_schema(text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]) -> None:
     key = schema.schema_key(ctx.fmt, ctx.version)
     for violation in schema.validate(key, name, info.value):
         if violation.missing is not None:

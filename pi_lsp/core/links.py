@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from .findings import Finding, Related, Severity, Span
+from .findings import Finding, Related, Severity
 from .lines import Kind, LineInfo
 from .tree import Tree, build
 
@@ -95,7 +95,9 @@ def _check_ids(a: Analysis) -> None:
             )
         elif line in tree.cycle:
             nxt = tree.parent.get(line)
-            related = (Related(a.line_span(nxt), "next entry in the cycle"),) if nxt is not None else ()
+            related = (
+                (Related(a.line_span(nxt), "next entry in the cycle"),) if nxt is not None else ()
+            )
             what = "its own id" if target == line else "an entry that leads back to it"
             a.findings.append(
                 Finding(
@@ -210,7 +212,9 @@ def _check_v1(a: Analysis) -> None:
             continue
         target = parsed[index]
         if a.infos[target].kind is not Kind.ENTRY or target > line:
-            what = "a line that is not an entry" if target < line else "an entry after the compaction"
+            what = (
+                "a line that is not an entry" if target < line else "an entry after the compaction"
+            )
             a.findings.append(
                 Finding(
                     "PI413",
@@ -232,7 +236,9 @@ def _tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
     return [
         (n, block["id"])
         for n, block in enumerate(message["content"])
-        if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str)
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(block.get("id"), str)
     ]
 
 
@@ -300,7 +306,11 @@ def _check_duplicate_results(a: Analysis, ref: str, lines: list[int]) -> None:
                     a.span_of(line, ("message", "toolCallId")),
                     f"a second toolResult for toolCallId '{ref}' on the same path (the first is on "
                     f"line {earlier + 1}); pi sends both and providers may reject the context",
-                    (Related(a.span_of(earlier, ("message", "toolCallId")), "the first toolResult"),),
+                    (
+                        Related(
+                            a.span_of(earlier, ("message", "toolCallId")), "the first toolResult"
+                        ),
+                    ),
                 )
             )
         stack.append(line)
@@ -316,7 +326,10 @@ def _check_unanswered(
         for line, block in sites:
             if line not in active or line < last_turn or _abandoned(a.infos[line].obj):
                 continue
-            if any(r in active and r != line and tree.is_ancestor(line, r) for r in results.get(ref, ())):
+            if any(
+                r in active and r != line and tree.is_ancestor(line, r)
+                for r in results.get(ref, ())
+            ):
                 continue
             a.findings.append(
                 Finding(

@@ -61,7 +61,10 @@ def diagnostic(
                 target_lines = (other_lines or {}).get(rel.path, [])
             related.append(
                 {
-                    "location": {"uri": target_uri, "range": lsp_range(target_lines, rel.span, encoding)},
+                    "location": {
+                        "uri": target_uri,
+                        "range": lsp_range(target_lines, rel.span, encoding),
+                    },
                     "message": rel.message,
                 }
             )

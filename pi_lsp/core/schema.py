@@ -123,7 +123,9 @@ def _describe(error: ValidationError) -> Violation:
         expected = error.validator_value
         if isinstance(expected, list):
             expected = " or ".join(expected)
-        return Violation(path, f"'{where}' must be {_article(str(expected))}, not {_kind(error.instance)}")
+        return Violation(
+            path, f"'{where}' must be {_article(str(expected))}, not {_kind(error.instance)}"
+        )
     return Violation(path, f"'{where}': {error.message[:200]}")
 
 

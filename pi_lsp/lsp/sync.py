@@ -1,0 +1,57 @@
+"""Document synchronisation: open, change (incremental or full) and close.
+
+Text lives in the core's :class:`~pi_lsp.core.document.Document`; every change is
+applied there with the core's line math, then diagnostics are published.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from pi_lsp.core.document import Document, Position
+
+from . import diagnostics
+from .safety import isolated
+from .server import PiLanguageServer
+
+
+def register(server: PiLanguageServer) -> None:
+    """Register didOpen / didChange / didClose."""
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @isolated()
+    def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        path = to_fs_path(item.uri) if item.uri.startswith("file:") else None
+        ls.documents[item.uri] = Document.open(item.uri, item.text, item.version, path, ls.options)
+        diagnostics.publish(ls, item.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @isolated()
+    def did_change(ls: PiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = ls.documents.get(uri)
+        if doc is None:
+            return
+        encoding = ls.encoding
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                r = change.range
+                doc.apply_change(
+                    Position(r.start.line, r.start.character),
+                    Position(r.end.line, r.end.character),
+                    change.text,
+                    encoding,
+                )
+            else:
+                doc.replace_all(change.text, params.text_document.version)
+        doc.set_version(params.text_document.version)
+        diagnostics.publish(ls, uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @isolated()
+    def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.documents.pop(uri, None)
+        diagnostics.clear(ls, uri)
