@@ -43,7 +43,13 @@ def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int |
 
 def check(a: Analysis) -> None:
     """Append every link finding of ``a`` to ``a.findings``."""
-    if a.fmt == "pi" and a.version == 1:
+    if a.fmt == "book":
+        from . import book
+
+        _check_ids(a)
+        book.check(a)
+        return
+    if a.version == 1:
         _check_v1(a)
     else:
         _check_ids(a)

@@ -1,0 +1,33 @@
+"""The README's diagnostics table and the sample session agree with the code."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from pi_lsp.core.codes import CODES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_lists_every_code_with_its_severity() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (PI\d{3}) \| ([a-z/]+) \|", readme, re.MULTILINE))
+    assert set(rows) == set(CODES)
+    for code, entry in CODES.items():
+        assert rows[code].split("/")[0] == entry.severity.label, code
+
+
+def test_sample_session_shows_real_diagnostics() -> None:
+    sample = ROOT / "examples" / "broken-session.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_lsp", "check", str(sample)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    codes = re.findall(r": (?:error|warning|information|hint) (PI\d{3}) ", done.stdout)
+    assert codes == ["PI400", "PI401", "PI201", "PI420", "PI002"]
