@@ -188,8 +188,8 @@ def _line_findings(
                     "PI101",
                     Severity.ERROR,
                     span,
-                    "a second session header inside the file; pi treats it as an entry without "
-                    "an id, which breaks the tree at this point",
+                    "a second session header inside the file; pi ignores it (only the first "
+                    "header counts), so the session it was meant to start is merged into this one",
                     (Related(Span(header_line, 0, len(lines[header_line])), "the session header"),),
                 )
             )
