@@ -31,6 +31,7 @@ CODES: dict[str, Code] = {
         Code("PI102", _E, "unsupported version (newer than 3: warning)"),
         Code("PI103", _W, "session not migrated to v3"),
         Code("PI104", _H, "file name's uuid differs from the header id"),
+        Code("PI105", _I, "book-dialect layout (session_header) that pi cannot load"),
         Code("PI200", _E, "entry violates its JSON Schema"),
         Code("PI201", _W, 'assistant stopReason is "pending"'),
         Code("PI300", _E, "entry without id/parentId in a v2/v3 file"),

@@ -86,14 +86,13 @@ def _check_ids(a: Analysis) -> None:
         ref = obj.get("parentId")
         if not isinstance(ref, str):
             continue
-        span = a.span_of(line, ("parentId",))
         target = tree.ids.get(ref)
         if target is None:
             a.findings.append(
                 Finding(
                     "PI400",
                     Severity.ERROR,
-                    span,
+                    a.span_of(line, ("parentId",)),
                     f"parentId '{ref}' names no entry in this file; pi stops the path here, so "
                     "everything before this entry drops out of the model's context",
                     data={"parentId": ref},
@@ -109,7 +108,7 @@ def _check_ids(a: Analysis) -> None:
                 Finding(
                     "PI402",
                     Severity.ERROR,
-                    span,
+                    a.span_of(line, ("parentId",)),
                     f"parentId cycle: '{ref}' is {what}; pi follows parents forever when it "
                     "resumes on this branch (it hangs)",
                     related,
@@ -121,7 +120,7 @@ def _check_ids(a: Analysis) -> None:
                 Finding(
                     "PI403",
                     Severity.WARNING,
-                    span,
+                    a.span_of(line, ("parentId",)),
                     f"parentId '{ref}' names an entry on a later line ({target + 1}); pi only "
                     "appends, so a parent always comes first: this file was edited or reordered",
                     (Related(a.span_of(target, ("id",)), "the parent entry"),),
@@ -167,13 +166,12 @@ def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
     if not isinstance(ref, str):
         return
     target = a.tree.ids.get(ref)
-    span = a.span_of(line, ("firstKeptEntryId",))
     if target is None:
         a.findings.append(
             Finding(
                 "PI410",
                 Severity.WARNING,
-                span,
+                a.span_of(line, ("firstKeptEntryId",)),
                 f"compaction firstKeptEntryId '{ref}' names no entry; pi keeps none of the "
                 "entries before the compaction, only its summary",
             )
@@ -184,7 +182,7 @@ def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
             Finding(
                 "PI410",
                 Severity.INFORMATION,
-                span,
+                a.span_of(line, ("firstKeptEntryId",)),
                 f"compaction firstKeptEntryId '{ref}' is on another branch, not on this "
                 "compaction's path; pi keeps none of the entries before the compaction, only "
                 "its summary",

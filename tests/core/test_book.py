@@ -1,0 +1,260 @@
+"""The book dialect's own checks (pi_lsp.core.book): header notice, tool ids, summarized ids.
+
+``tests/data/book-from-doc.jsonl`` is written from the examples of
+``seeds/session-file-format-book.txt`` (24.5.x): the thinking entry is a sibling of the
+assistant message as in the document; the user message after the tool result hangs below
+it (not below the assistant, as the illustrative tree of 24.6 draws it) so the tool result
+stays on the conversation's path; the branch summary of 24.5.7 abandons entries 006-007.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_lsp.core import book
+from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.codes import CODES
+from pi_lsp.core.findings import Finding, Severity, Span
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")
+LINES = SAMPLE.splitlines()
+
+
+def objects() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in LINES]
+
+
+def render(objs: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in objs)
+
+
+def line_of(objs: list[dict[str, Any]], ident: str) -> int:
+    return next(n for n, o in enumerate(objs) if o.get("id") == ident)
+
+
+def value_span(text: str, line: int, literal: str, nth: int = 0) -> Span:
+    """The span of the JSON literal ``literal`` (e.g. '"tc_9"') on ``line``, ``nth`` occurrence."""
+    row = text.split("\n")[line]
+    start = -1
+    for _ in range(nth + 1):
+        start = row.index(literal, start + 1)
+    return Span(line, start, start + len(literal))
+
+
+def problems(a: Analysis) -> list[Finding]:
+    return [f for f in a.findings if f.code != "PI105"]
+
+
+# ----------------------------------------------------------------------------- valid samples
+
+
+@pytest.mark.parametrize("name", ["book-from-doc.jsonl", "book-valid.jsonl"])
+def test_valid_samples_have_only_the_header_notice(name: str) -> None:
+    text = (DATA / name).read_text(encoding="utf-8")
+    a = analyze(text)
+    assert (a.fmt, a.version) == ("book", 1)
+    assert problems(a) == []
+    [notice] = a.findings
+    assert notice.code == "PI105"
+    assert notice.severity is Severity.INFORMATION
+    assert notice.span == value_span(text, 0, '"session_header"')
+    assert "pi cannot load it" in notice.message
+    assert notice.data == {"format": "book", "version": 1, "command": "pi-lsp.convert"}
+
+
+def test_pi105_is_a_registered_code() -> None:
+    assert CODES["PI105"].severity is Severity.INFORMATION
+
+
+def test_no_header_notice_on_pi_files() -> None:
+    text = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n'
+    assert [f.code for f in analyze(text).findings] == []
+
+
+# ----------------------------------------------------------------------------- tool ids
+
+
+def test_tool_result_with_unknown_call_id() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-004")
+    objs[n]["toolCallId"] = "tc_999"
+    text = render(objs)
+    [f] = problems(analyze(text))
+    assert (f.code, f.severity) == ("PI420", Severity.ERROR)
+    assert f.span == value_span(text, n, '"tc_999"')
+    assert f.message.startswith("tool_result toolCallId 'tc_999' matches no tool_use")
+    assert f.data == {"toolCallId": "tc_999"}
+
+
+def test_tool_call_with_unknown_call_id() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-003")
+    objs[n]["toolCallId"] = "tc_404"
+    text = render(objs)
+    [f] = problems(analyze(text))
+    assert f.code == "PI420"
+    assert f.span == value_span(text, n, '"tc_404"')
+    assert f.message.startswith("tool_call toolCallId 'tc_404'")
+
+
+def test_tool_result_block_in_a_user_message() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-005")
+    objs[n]["content"].insert(
+        0,
+        {"type": "tool_result", "toolUseId": "tc_777", "content": [{"type": "text", "text": "x"}]},
+    )
+    text = render(objs)
+    [f] = problems(analyze(text))
+    assert f.code == "PI420"
+    assert f.span == value_span(text, n, '"tc_777"')
+    assert "tool_result block toolUseId 'tc_777'" in f.message
+
+
+def test_answered_tool_result_block_is_fine() -> None:
+    objs = objects()
+    objs[line_of(objs, "entry-005")]["content"].insert(
+        0, {"type": "tool_result", "toolUseId": "tc_001", "content": []}
+    )
+    assert problems(analyze(render(objs))) == []
+
+
+def test_tool_use_on_another_branch_is_related() -> None:
+    objs = objects()
+    # the tool result now hangs below the user message: tc_001's tool_use is not above it
+    n = line_of(objs, "entry-004")
+    objs[n]["parentId"] = "entry-001"
+    objs[line_of(objs, "entry-003")]["toolCallId"] = "tc_001"
+    text = render(objs)
+    [f] = [f for f in problems(analyze(text)) if f.span.line == n]
+    assert f.code == "PI420"
+    assert "on another branch" in f.message
+    use_line = line_of(objs, "entry-002")
+    assert [(r.span, r.message) for r in f.related] == [
+        (value_span(text, use_line, '"tc_001"'), "a tool_use with this id, off its path")
+    ]
+
+
+def test_tool_call_entry_without_tool_use() -> None:
+    objs = objects()
+    a_line = line_of(objs, "entry-002")
+    objs[a_line]["content"] = objs[a_line]["content"][:1]  # drop the tool_use block
+    text = render(objs)
+    found = problems(analyze(text))
+    call, result = line_of(objs, "entry-003"), line_of(objs, "entry-004")
+    assert [(f.code, f.span) for f in found] == [
+        ("PI420", value_span(text, call, '"tc_001"')),
+        ("PI420", value_span(text, result, '"tc_001"')),
+    ]
+    assert "matches no tool_use block of an assistant_message in this file" in found[0].message
+    assert [(r.span, r.message) for r in found[1].related] == [
+        (value_span(text, call, '"tc_001"'), "the tool_call entry with this id")
+    ]
+
+
+# ----------------------------------------------------------------------------- summarized ids
+
+
+def test_compaction_summarized_id_names_no_entry() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-010")
+    objs[n]["summarizedEntryIds"][3] = "entry-404"
+    text = render(objs)
+    [f] = problems(analyze(text))
+    assert (f.code, f.severity) == ("PI410", Severity.WARNING)
+    assert f.span == value_span(text, n, '"entry-404"')
+    assert f.message.startswith("compaction summarizedEntryIds 'entry-404' names no entry")
+    assert f.data == {"id": "entry-404", "field": "summarizedEntryIds"}
+
+
+def test_branch_summary_ids_name_no_entry() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-015")
+    objs[n]["summarizedEntryIds"] = ["entry-006", "gone"]
+    objs[n]["branchRootId"] = "nowhere"
+    text = render(objs)
+    found = problems(analyze(text))
+    assert [(f.code, f.severity, f.span) for f in found] == [
+        ("PI412", Severity.WARNING, value_span(text, n, '"gone"')),
+        ("PI412", Severity.WARNING, value_span(text, n, '"nowhere"')),
+    ]
+    assert "where the abandoned branch started" in found[1].message
+
+
+# ----------------------------------------------------------------------------- shared checks
+
+
+def test_core_checks_apply_to_the_dialect() -> None:
+    objs = objects()
+    objs[line_of(objs, "entry-006")]["parentId"] = "entry-ghost"
+    objs[line_of(objs, "entry-012")]["usage"]["inputTokens"] = "many"  # schema
+    objs[line_of(objs, "entry-012")]["id"] = "entry-007"  # duplicate id
+    text = render(objs)
+    codes = sorted(f.code for f in problems(analyze(text)))
+    assert codes == ["PI200", "PI400", "PI401"]
+
+
+def test_unknown_entry_type_is_reported() -> None:
+    text = SAMPLE + '{"type":"label","id":"x","parentId":"entry-012","timestamp":"t"}\n'
+    [f] = problems(analyze(text))
+    assert f.code == "PI004"
+
+
+# ----------------------------------------------------------------------------- link fields
+
+
+def test_links_of_every_field() -> None:
+    objs = objects()
+    got = {
+        (o["id"], link.path, link.value, link.field.target, link.field.code)
+        for o in objs[1:]
+        for link in book.links_of(o)
+        if link.path != ("parentId",)
+    }
+    assert got >= {
+        ("entry-003", ("toolCallId",), "tc_001", "tool_use", "PI420"),
+        ("entry-004", ("toolCallId",), "tc_001", "tool_use", "PI420"),
+        ("entry-015", ("summarizedEntryIds", 1), "entry-007", "entry", "PI412"),
+        ("entry-015", ("branchRootId",), "entry-005", "entry", "PI412"),
+        ("entry-010", ("summarizedEntryIds", 0), "entry-001", "entry", "PI410"),
+    }
+    block = {
+        "type": "user_message",
+        "content": [
+            {"type": "text", "text": "x"},
+            {"type": "tool_result", "toolUseId": "t", "content": []},
+        ],
+    }
+    assert [(link.path, link.value) for link in book.links_of(block)] == [
+        (("content", 1, "toolUseId"), "t")
+    ]
+
+
+def test_resolve_and_referrers() -> None:
+    a = analyze(SAMPLE)
+    objs = objects()
+    use_line = line_of(objs, "entry-002")
+    use_path = ("content", 1, "id")
+    assert dict(book.tool_uses(a)) == {"tc_001": [(use_line, use_path)]}
+    result = line_of(objs, "entry-004")
+    [link] = [x for x in book.links_of(objs[result]) if x.path == ("toolCallId",)]
+    assert book.resolve(a, result, link) == (use_line, use_path)
+    root = line_of(objs, "entry-005")
+    [bl] = [
+        x for x in book.links_of(objs[line_of(objs, "entry-015")]) if x.path == ("branchRootId",)
+    ]
+    assert book.resolve(a, line_of(objs, "entry-015"), bl) == (root, ("id",))
+    to_use = [(line, x.path) for line, x in book.referrers(a, use_line, use_path)]
+    assert to_use == [(line_of(objs, "entry-003"), ("toolCallId",)), (result, ("toolCallId",))]
+    to_root = {(line, x.path) for line, x in book.referrers(a, root)}
+    assert to_root == {
+        (line_of(objs, "entry-006"), ("parentId",)),
+        (line_of(objs, "entry-015"), ("parentId",)),
+        (line_of(objs, "entry-015"), ("branchRootId",)),
+        (line_of(objs, "entry-010"), ("summarizedEntryIds", 4)),
+    }

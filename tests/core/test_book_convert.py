@@ -1,0 +1,550 @@
+"""Conversion of book-dialect files to pi v3 (pi_lsp.core.book_convert).
+
+The converted text must analyse clean with pi-lsp's own analysis, keep the tree, the
+order and the leaf, and (where node and pi 0.73.1 are available) load in pi's own
+``parseSessionEntries`` / ``buildSessionContext`` with the expected context.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+DOC_SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")
+CHAIN_SAMPLE = (DATA / "book-valid.jsonl").read_text(encoding="utf-8")
+MODEL = "claude-sonnet-4-20250514"
+
+HEADER = {"type": "session_header", "version": 1, "createdAt": "2026-08-01T09:00:00Z", "cwd": "/w"}
+
+
+def entry(kind: str, ident: str, parent: str | None, **fields: Any) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "id": ident,
+        "parentId": parent,
+        "timestamp": "2026-08-01T09:00:01Z",
+    } | fields
+
+
+def text(t: str) -> dict[str, Any]:
+    return {"type": "text", "text": t}
+
+
+def use(ident: str, name: str, **args: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": ident, "name": name, "input": args}
+
+
+def result_block(ident: str, out: str) -> dict[str, Any]:
+    return {"type": "tool_result", "toolUseId": ident, "content": [text(out)], "isError": False}
+
+
+def render(objs: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in objs)
+
+
+# Tool results the Anthropic way (blocks in the next user message), a tool_call entry
+# without a tool_use, and an echo of an answered result.
+API_STYLE = render(
+    [
+        HEADER,
+        entry("user_message", "u1", None, content=[text("List files and show the README")]),
+        entry(
+            "assistant_message",
+            "a1",
+            "u1",
+            modelId="claude-3-5-sonnet",
+            content=[use("t1", "bash", command="ls"), use("t2", "read", path="README.md")],
+        ),
+        entry(
+            "user_message",
+            "u2",
+            "a1",
+            content=[result_block("t1", "a b"), result_block("t2", "# readme"), text("Summarise.")],
+        ),
+        entry(
+            "assistant_message",
+            "a2",
+            "u2",
+            modelId="claude-3-5-sonnet",
+            content=[use("t3", "bash", command="make")],
+        ),
+        entry("user_message", "u3", "a2", content=[result_block("t3", "ok")]),
+        entry("user_message", "u4", "u3", content=[result_block("t3", "ok again")]),
+        entry(
+            "assistant_message", "a3", "u4", modelId="claude-3-5-sonnet", content=[text("Now pwd.")]
+        ),
+        entry("tool_call", "c4", "a3", toolName="bash", toolCallId="t4", input={"command": "pwd"}),
+        entry("tool_result", "r4", "c4", toolCallId="t4", output={"content": [text("/")]}),
+        entry(
+            "assistant_message", "a4", "r4", modelId="claude-3-5-sonnet", content=[text("In /.")]
+        ),
+    ]
+)
+
+
+def lines_of(converted: str) -> list[dict[str, Any]]:
+    assert converted.endswith("\n")
+    return [json.loads(line) for line in converted[:-1].split("\n")]
+
+
+def by_id(objs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {o["id"]: o for o in objs if "id" in o and o.get("type") != "session"}
+
+
+def tree_shape(a: Analysis) -> list[tuple[str, str | None]]:
+    """(id, parent id) of every entry, in file order."""
+    tree = a.tree
+    return [
+        (tree.id_of[line], tree.id_of.get(p) if (p := tree.parent[line]) is not None else None)
+        for line in tree.entries
+    ]
+
+
+# ----------------------------------------------------------------------------- clean output
+
+
+@pytest.mark.parametrize(
+    "source", [DOC_SAMPLE, CHAIN_SAMPLE, API_STYLE], ids=["doc", "chain", "api"]
+)
+def test_converted_file_checks_clean(source: str) -> None:
+    out = convert_text(source)
+    a = analyze(out)
+    assert (a.fmt, a.version) == ("pi", 3)
+    assert [(f.code, f.span.line, f.message) for f in a.findings] == []
+
+
+@pytest.mark.parametrize("source", [DOC_SAMPLE, CHAIN_SAMPLE], ids=["doc", "chain"])
+def test_tree_order_and_leaf_are_preserved(source: str) -> None:
+    before, after = analyze(source), analyze(convert_text(source))
+    assert tree_shape(after) == tree_shape(before)
+    assert before.tree.leaf is not None and after.tree.leaf is not None
+    assert after.tree.id_of[after.tree.leaf] == before.tree.id_of[before.tree.leaf]
+    assert len(after.lines) == len(before.lines)
+
+
+def test_conversion_is_deterministic_and_idempotent_in_id() -> None:
+    assert convert_text(DOC_SAMPLE) == convert_text(DOC_SAMPLE)
+    named = "/s/--w--/2026-08-01_0190f3a2-aaaa-7bbb-8ccc-0123456789ab.jsonl"
+    c = convert(DOC_SAMPLE, named)
+    assert c.session_id == "0190f3a2-aaaa-7bbb-8ccc-0123456789ab"
+    assert lines_of(c.text)[0]["id"] == c.session_id
+    assert not [f for f in analyze(c.text, named).findings if f.code == "PI104"]
+
+
+def test_not_a_book_file() -> None:
+    with pytest.raises(NotBookError):
+        convert_text('{"type":"session","version":3,"id":"s","timestamp":"t"}\n')
+
+
+# ----------------------------------------------------------------------------- the mapping
+
+
+def test_header() -> None:
+    head = lines_of(convert_text(DOC_SAMPLE))[0]
+    assert head == {
+        "type": "session",
+        "version": 3,
+        "id": head["id"],
+        "timestamp": "2026-07-31T12:00:00Z",
+        "cwd": "/Users/wuzhiguo/projects/my-app",
+        "provider": "anthropic",
+        "modelId": MODEL,
+        "thinkingLevel": "medium",
+    }
+
+
+def test_assistant_message_with_folded_sibling_thinking() -> None:
+    objs = by_id(lines_of(convert_text(DOC_SAMPLE)))
+    a = objs["entry-002"]
+    assert (a["type"], a["parentId"]) == ("message", "entry-001")
+    assert a["message"] == {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "thinking",
+                "thinking": "The user wants a REST API. I should check the existing project "
+                "structure first.",
+                "thinkingSignature": "...",
+            },
+            text("I'll create the endpoint."),
+            {
+                "type": "toolCall",
+                "id": "tc_001",
+                "name": "write",
+                "arguments": {"path": "src/routes/users.ts", "content": "..."},
+            },
+        ],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": MODEL,
+        "usage": {
+            "input": 1500,
+            "output": 120,
+            "cacheRead": 200,
+            "cacheWrite": 0,
+            "totalTokens": 1820,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.005},
+        },
+        "stopReason": "toolUse",
+        "timestamp": 1785499203000,
+    }
+    assert objs["entry-002a"] == {
+        "type": "thinking_level_change",
+        "id": "entry-002a",
+        "parentId": "entry-001",
+        "timestamp": "2026-07-31T12:00:02Z",
+        "thinkingLevel": "medium",
+    }
+
+
+def test_thinking_folds_into_its_child_assistant() -> None:
+    objs = by_id(lines_of(convert_text(CHAIN_SAMPLE)))
+    assert objs["entry-002"]["parentId"] == "entry-002a"
+    assert [b["type"] for b in objs["entry-002"]["message"]["content"]] == [
+        "thinking",
+        "text",
+        "toolCall",
+    ]
+
+
+def test_thinking_without_an_assistant_or_a_level_becomes_a_placeholder() -> None:
+    think = [{"type": "thinking", "text": "hmm", "signature": "s"}]
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            entry("thinking", "t1", "u", content=think),
+            entry("assistant_message", "a", "t1", content=[text("yes")]),
+            entry("thinking", "t2", "a", content=think, thinkingLevel="high"),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["t1"]["customType"] == CUSTOM_TYPE
+    assert objs["t1"]["data"] == {"type": "thinking", "foldedInto": "a"}
+    assert objs["a"]["message"]["content"][0] == {
+        "type": "thinking",
+        "thinking": "hmm",
+        "thinkingSignature": "s",
+    }
+    assert objs["t2"]["type"] == "custom"
+    assert objs["t2"]["data"] == {"type": "thinking", "content": think, "thinkingLevel": "high"}
+
+
+def test_tool_result_entry_and_tool_call_placeholder() -> None:
+    objs = by_id(lines_of(convert_text(DOC_SAMPLE)))
+    assert objs["entry-004"]["message"] == {
+        "role": "toolResult",
+        "toolCallId": "tc_001",
+        "toolName": "write",
+        "content": [text("File written successfully: src/routes/users.ts (45 lines)")],
+        "details": {"bytesWritten": 1200, "lines": 45},
+        "isError": False,
+        "timestamp": 1785499204000,
+    }
+    assert objs["entry-003"] == {
+        "type": "custom",
+        "id": "entry-003",
+        "parentId": "entry-002",
+        "timestamp": "2026-07-31T12:00:03Z",
+        "customType": CUSTOM_TYPE,
+        "data": {
+            "type": "tool_call",
+            "toolName": "write",
+            "toolCallId": "tc_001",
+            "input": {
+                "path": "src/routes/users.ts",
+                "content": "import express from 'express';\n...",
+            },
+        },
+    }
+
+
+def test_compaction_and_branch_summary() -> None:
+    objs = by_id(lines_of(convert_text(DOC_SAMPLE)))
+    comp = objs["entry-010"]
+    # entry-008 is the last summarized entry on the compaction's path; entry-009 follows it
+    assert comp["firstKeptEntryId"] == "entry-009"
+    assert comp["tokensBefore"] == 1500 + 45 + 200
+    assert comp["details"] == {
+        "modelId": MODEL,
+        "summarizedEntryIds": [f"entry-00{n}" for n in range(1, 9)],
+        "filesMentioned": ["src/routes/users.ts", "src/models/User.ts", "src/routes/users.test.ts"],
+        "tokenCount": 350,
+    }
+    branch = objs["entry-015"]
+    assert (branch["fromId"], branch["parentId"]) == ("entry-005", "entry-005")
+    assert branch["details"] == {"modelId": MODEL, "summarizedEntryIds": ["entry-006", "entry-007"]}
+
+
+@pytest.mark.parametrize(
+    ("summarized", "kept"),
+    [(None, "c"), (["elsewhere"], "u"), (["u", "a"], "c"), (["u"], "a")],
+)
+def test_first_kept_entry(summarized: list[str] | None, kept: str) -> None:
+    comp = entry("compaction", "c", "a", summary="s")
+    if summarized is not None:
+        comp["summarizedEntryIds"] = summarized
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            entry("assistant_message", "a", "u", content=[text("yes")]),
+            comp,
+            entry("user_message", "elsewhere", None, content=[text("other root")]),
+        ]
+    )
+    out = convert_text(source)
+    assert by_id(lines_of(out))["c"]["firstKeptEntryId"] == kept
+    assert analyze(out).findings == []
+
+
+def test_tool_results_in_user_messages_are_split_out() -> None:
+    conversion = convert(API_STYLE)
+    objs = lines_of(conversion.text)
+    kinds = [(o.get("id"), o.get("parentId"), o.get("message", {}).get("role")) for o in objs[1:]]
+    split1, split2 = kinds[2][0], kinds[3][0]
+    assert kinds == [
+        ("u1", None, "user"),
+        ("a1", "u1", "assistant"),
+        (split1, "a1", "toolResult"),
+        (split2, split1, "toolResult"),
+        ("u2", split2, "user"),
+        ("a2", "u2", "assistant"),
+        ("u3", "a2", "toolResult"),  # only a tool result: the split takes the id
+        ("u4", "u3", None),  # only an echo of an answered result: a placeholder
+        ("a3", "u4", "assistant"),
+        ("c4", "a3", None),
+        ("r4", "c4", "toolResult"),
+        ("a4", "r4", "assistant"),
+    ]
+    assert objs[3]["message"] == {
+        "role": "toolResult",
+        "toolCallId": "t1",
+        "toolName": "bash",
+        "content": [text("a b")],
+        "isError": False,
+        "timestamp": 1785574801000,
+    }
+    assert objs[5]["message"]["content"] == [text("Summarise.")]
+    assert objs[8]["data"]["content"] == [result_block("t3", "ok again")]
+    assert objs[2]["message"]["provider"] == "anthropic"  # guessed from the model id
+
+
+def test_tool_call_without_tool_use_is_folded_into_the_assistant() -> None:
+    assert {f.code for f in analyze(API_STYLE).findings} == {"PI105", "PI420"}
+    objs = by_id(lines_of(convert_text(API_STYLE)))
+    message = objs["a3"]["message"]
+    assert message["content"][-1] == {
+        "type": "toolCall",
+        "id": "t4",
+        "name": "bash",
+        "arguments": {"command": "pwd"},
+    }
+    assert message["stopReason"] == "toolUse"
+    assert objs["c4"]["data"]["foldedInto"] == "a3"
+    assert objs["r4"]["message"]["toolName"] == "bash"
+
+
+def test_what_is_not_carried_over_is_listed() -> None:
+    assert [str(loss) for loss in convert(DOC_SAMPLE).losses] == [
+        "line 3: modelId: no pi field for a thinking level change",
+        "line 4: durationMs: no pi field for an assistant message",
+        "line 4: thinkingLevel: no pi field for an assistant message",
+        "line 6: durationMs: no pi field for a tool result",
+        "line 8: durationMs: no pi field for an assistant message",
+        "line 12: durationMs: no pi field for an assistant message",
+        "line 15: durationMs: no pi field for an assistant message",
+    ]
+    chain = [str(loss) for loss in convert(CHAIN_SAMPLE).losses]
+    assert (
+        "line 7: content[0]: dropped: a tool result for 'tc_001' already answers this call (line 6)"
+        in chain
+    )
+
+
+def test_broken_lines_are_kept_and_listed() -> None:
+    source = DOC_SAMPLE + "[1,2]\n" + '{"type":"user_message","id":"x"'
+    conversion = convert(source)
+    assert conversion.text.endswith('[1,2]\n{"type":"user_message","id":"x"\n')
+    assert [str(loss) for loss in conversion.losses][-2:] == [
+        "line 16: (line): kept as is: not a book entry (pi skips such lines)",
+        "line 17: (line): kept as is: not a book entry (pi skips such lines)",
+    ]
+
+
+def test_odd_blocks_are_dropped_and_listed() -> None:
+    source = render(
+        [
+            HEADER | {"extra": 1},
+            entry(
+                "user_message",
+                "u",
+                None,
+                content=[text("hi"), {"type": "thinking", "text": "?"}],
+            ),
+            entry(
+                "assistant_message",
+                "a",
+                "u",
+                content=[
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "mediaType": "image/png", "data": "AA=="},
+                    },
+                    text("ok"),
+                ],
+                usage={"inputTokens": 1, "outputTokens": 2, "reasoningTokens": 3},
+            ),
+        ]
+    )
+    conversion = convert(source)
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 1: extra: no pi header field",
+        "line 2: content[1]: a thinking block has no place in pi's user and tool result "
+        "content: dropped",
+        "line 3: content[0]: a image block has no place in pi's assistant content: dropped",
+        "line 3: usage.reasoningTokens: no pi usage field",
+    ]
+    assert analyze(conversion.text).findings == []
+
+
+def test_huge_lines_are_converted_in_full() -> None:
+    data = "A" * 600_000
+    image = {"type": "image", "source": {"type": "base64", "mediaType": "image/png", "data": data}}
+    source = render([HEADER, entry("user_message", "u", None, content=[text("look"), image])])
+    [_, user] = lines_of(convert_text(source))
+    assert user["message"]["content"][1] == {"type": "image", "data": data, "mimeType": "image/png"}
+
+
+# ----------------------------------------------------------------------------- pi's own loader
+
+
+def _oracle() -> Any:
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+    try:
+        import pi_install
+    except ImportError:
+        pytest.skip("tests/conformance/pi_install.py not available")
+    finally:
+        sys.path.pop(0)
+    modules = pi_install.find_pi()
+    if modules is None:
+        pytest.skip("pi (node + npm package) not available")
+
+    def run(path: Path, leaf: str | None = None) -> dict[str, Any]:
+        args: list[str | os.PathLike[str]] = ["load", path]
+        if leaf is not None:
+            args += ["--leaf", leaf]
+        result: dict[str, Any] = pi_install.run_oracle(args, modules=modules)
+        return result
+
+    return run
+
+
+def roles(result: dict[str, Any]) -> list[tuple[str, int | None]]:
+    return [(m["role"], m["line"]) for m in result["context"]["messages"]]
+
+
+PI_MODEL = {"provider": "anthropic", "modelId": MODEL}
+
+
+@pytest.mark.parametrize(
+    ("leaf", "expected", "thinking"),
+    [
+        (
+            None,
+            [("compactionSummary", 12), ("assistant", 11), ("user", 13), ("assistant", 14)],
+            "off",
+        ),
+        (
+            "entry-007",
+            [
+                ("user", 1),
+                ("assistant", 3),
+                ("toolResult", 5),
+                ("user", 6),
+                ("assistant", 7),
+                ("user", 8),
+            ],
+            "off",
+        ),
+        (
+            "entry-009",
+            [
+                ("user", 1),
+                ("assistant", 3),
+                ("toolResult", 5),
+                ("user", 6),
+                ("branchSummary", 9),
+                ("user", 10),
+                ("assistant", 11),
+            ],
+            "off",
+        ),
+    ],
+)
+def test_pi_loads_the_converted_doc_sample(
+    tmp_path: Path, leaf: str | None, expected: list[tuple[str, int]], thinking: str
+) -> None:
+    run = _oracle()
+    path = tmp_path / "converted.jsonl"
+    path.write_text(convert_text(DOC_SAMPLE), encoding="utf-8")
+    result = run(path, leaf)
+    assert result["pi_accepts"] is True
+    assert (result["version_before"], result["version_after"]) == (3, 3)
+    assert "error" not in result
+    assert result["leafId"] == (leaf or "entry-012")
+    assert roles(result) == expected
+    assert result["context"]["thinkingLevel"] == thinking
+    assert result["context"]["model"] == PI_MODEL
+    messages = result["context"]["messages"]
+    if leaf == "entry-009":
+        assert messages[4]["fromId"] == "entry-005"
+        assert messages[1]["toolCallIds"] == ["tc_001"]
+        assert messages[1]["content_types"] == ["thinking", "text", "toolCall"]
+
+
+def test_pi_loads_the_converted_chain_and_api_samples(tmp_path: Path) -> None:
+    run = _oracle()
+    chain = tmp_path / "chain.jsonl"
+    chain.write_text(convert_text(CHAIN_SAMPLE), encoding="utf-8")
+    result = run(chain, "entry-006")
+    assert [m["role"] for m in result["context"]["messages"]] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "user",
+        "assistant",
+    ]
+    assert result["context"]["thinkingLevel"] == "medium"  # the thinking entry is on the path
+
+    api = tmp_path / "api.jsonl"
+    api.write_text(convert_text(API_STYLE), encoding="utf-8")
+    result = run(api)
+    got = [
+        (m["role"], m.get("toolCallId") or m.get("toolCallIds"))
+        for m in result["context"]["messages"]
+    ]
+    assert got == [
+        ("user", None),
+        ("assistant", ["t1", "t2"]),
+        ("toolResult", "t1"),
+        ("toolResult", "t2"),
+        ("user", None),
+        ("assistant", ["t3"]),
+        ("toolResult", "t3"),
+        ("assistant", ["t4"]),
+        ("toolResult", "t4"),
+        ("assistant", []),
+    ]
+    assert result["context"]["model"] == {"provider": "anthropic", "modelId": "claude-3-5-sonnet"}
