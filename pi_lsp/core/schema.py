@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
+
+from .compiled import compile_definitions
 
 SCHEMA_FILES: dict[str, str] = {
     "pi.1": "session.v1.schema.json",
@@ -152,8 +154,22 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+@functools.cache
+def _fast_checks(key: str) -> dict[str, Callable[[Any], bool]]:
+    """Compiled validity checks per ``$defs`` entry (see :mod:`pi_lsp.core.compiled`)."""
+    schema = load_schema(key)
+    return compile_definitions(schema, schema.get("$defs", {}))
+
+
 def validate(key: str, name: str, value: Any, limit: int = 5) -> list[Violation]:
-    """Validate ``value`` against ``$defs/name`` of schema ``key``; at most ``limit`` violations."""
+    """Validate ``value`` against ``$defs/name`` of schema ``key``; at most ``limit`` violations.
+
+    A compiled check answers for valid entries; jsonschema runs only on the rest, to
+    describe what is wrong.
+    """
+    fast = _fast_checks(key).get(name)
+    if fast is not None and fast(value):
+        return []
     check = validator(key, name)
     if check is None:
         return []
