@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -203,7 +204,15 @@ def _print_json(reports: list[FileReport], out: TextIO) -> None:
         for r in reports
         if r.error is None
     ]
-    out.write(orjson.dumps({"files": files}, option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(_dumps({"files": files}) + "\n")
+
+
+def _dumps(document: Any) -> str:
+    """Indented JSON; text quoting undecodable bytes (lone surrogates) is escaped, not fatal."""
+    try:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(document, indent=2)
 
 
 _SARIF_LEVEL = {1: "error", 2: "warning", 3: "note", 4: "note"}
@@ -267,7 +276,7 @@ def _print_sarif(reports: list[FileReport], out: TextIO) -> None:
             }
         ],
     }
-    out.write(orjson.dumps(sarif, option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(_dumps(sarif) + "\n")
 
 
 def _plural(n: int, severity: int) -> str:

@@ -1,29 +1,60 @@
 """Whole-document analysis: lines, format and version, the tree, and every finding.
 
-:func:`analyze` is the one entry point. Line-local work (parsing, schema validation)
-is cached per line text, so re-analysing an edited document only parses and validates
-the lines whose text changed; the link analysis over the tree is recomputed, which is
-dictionary work over ids.
+:func:`analyze` is the one entry point. It is built for documents of hundreds of MB and
+for re-analysis after small edits:
+
+- Line-local work (parsing, schema validation, line checks) is cached per line text and
+  format context, so re-analysing an edited document only parses and validates the lines
+  whose text changed. The context (format and version) is read from the header before the
+  lines are checked, so each line is visited once.
+- The tree and the link findings are reused from the previous analysis when no changed
+  line differs in anything the link analysis reads (:func:`link_facts`) and no link
+  finding points into a changed line; otherwise they are recomputed (dictionary work
+  over ids, linear in the number of entries).
+- Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
+- Lines of :data:`HUGE_LINE` characters or more (embedded images) keep a *slim* parsed
+  value: strings longer than :data:`SLIM_KEEP` characters are cut to their first
+  :data:`SLIM_KEEP` characters, so a 2 MB base64 string is not held twice (once in the
+  text, once parsed). :meth:`Analysis.value` re-parses such a line in full on demand.
+- ``cancelled()`` is polled about every MiB of text that is not reused from earlier
+  results; when it returns true the analysis stops with :class:`Cancelled`, which
+  carries the line results finished so far for the next run to reuse.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+import orjson
+
 from . import links
 from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
-from .lines import MIB, Context, Kind, LineInfo, check, parse
+from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
 from .text import SplitText, split_lines
 from .tree import Tree
 
 _FILE_UUID = re.compile(
     r"_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
 )
+
+HUGE_LINE = 256 * 1024
+"""Lines at least this long (in code points) keep a slim parsed value."""
+
+SLIM_KEEP = 8192
+"""In a slim value, strings longer than this keep only their first ``SLIM_KEEP`` characters."""
+
+_TICK = MIB
+"""Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls."""
+
+_REUSE_LIMIT = 256
+"""Above this many changed lines the link analysis is recomputed without comparing facts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +64,27 @@ class Options:
     large_line: int = MIB
 
 
+class Cancelled(Exception):
+    """Raised by :func:`analyze` when ``cancelled()`` became true.
+
+    ``partial`` maps the text of every line finished so far to its results under
+    ``context``; pass it back as ``partial=`` to the next :func:`analyze` call.
+    """
+
+    def __init__(self, context: Context | None, partial: dict[str, LineInfo]) -> None:
+        super().__init__("analysis cancelled")
+        self.context = context
+        self.partial = partial
+
+
 @dataclass(slots=True)
 class Analysis:
-    """Everything known about one document."""
+    """Everything known about one document.
+
+    ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
+    context every line was checked with). ``link_findings`` are the findings of the link
+    analysis (also part of ``findings``), kept so the next analysis can reuse them.
+    """
 
     text: SplitText
     infos: list[LineInfo]
@@ -46,7 +95,9 @@ class Analysis:
     findings: list[Finding]
     path: str | None = None
     options: Options = field(default_factory=Options)
-    cache: dict[tuple[Context, str], LineInfo] = field(default_factory=dict, repr=False)
+    cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
+    context: Context | None = None
+    link_findings: list[Finding] = field(default_factory=list, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -67,10 +118,23 @@ class Analysis:
         return Span(line, *loc.value)
 
     def entry(self, line: int) -> dict[str, Any]:
-        """The parsed object on ``line`` (empty when the line is not an object)."""
+        """The parsed object on ``line`` (empty when the line is not an object).
+
+        On a line of :data:`HUGE_LINE` characters or more this is the slim value; see
+        :meth:`value` for the full one.
+        """
         if 0 <= line < len(self.infos):
             return self.infos[line].obj
         return {}
+
+    def value(self, line: int) -> Any:
+        """The full parsed value of ``line`` (None when it does not parse), re-parsed if slim."""
+        if not 0 <= line < len(self.infos):
+            return None
+        info = self.infos[line]
+        if info.value is None or len(self.text.lines[line]) < HUGE_LINE:
+            return info.value
+        return parse(self.text.lines[line]).value
 
     @property
     def header(self) -> dict[str, Any]:
@@ -80,7 +144,7 @@ class Analysis:
 
 def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
     """Find the header (the first line that parses, as pi does) and read format/version."""
-    first = next((i for i, info in enumerate(infos) if info.value is not None), None)
+    first = next((i for i, info in enumerate(infos) if info.parsed), None)
     header_line = None
     if first is not None and infos[first].kind is Kind.HEADER:
         header_line = first
@@ -89,14 +153,159 @@ def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
     if header_line is None:
         has_ids = any(info.kind is Kind.ENTRY and "id" in info.obj for info in infos)
         return "pi", 3 if has_ids else 1, None
-    header = infos[header_line].obj
+    return _read_header(infos[header_line].obj, header_line, infos)
+
+
+def whole_number(value: Any) -> int | None:
+    """``value`` as an int when JavaScript sees a whole number (``3`` or ``3.0``), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _read_header(
+    header: dict[str, Any], header_line: int, infos: list[LineInfo] | None
+) -> tuple[str, int, int | None]:
+    """Format and version from a header; None for ``infos`` means "not parsed yet".
+
+    Raises LookupError when the version cannot be told without every line (it is not
+    an integer: then entries carrying ids decide).
+    """
     if header.get("type") == "session_header":
         return "book", 1, header_line
-    version = header.get("version", 1)
-    if isinstance(version, bool) or not isinstance(version, int):
+    version = whole_number(header.get("version", 1))
+    if version is None:
+        if infos is None:
+            raise LookupError("version needs every line")
         has_ids = any(info.kind is Kind.ENTRY and "id" in info.obj for info in infos)
         return "pi", 3 if has_ids else 1, header_line
     return "pi", min(max(version, 1), 3), header_line
+
+
+_SLIM_DEPTH = 64
+"""Below this depth a slim value is kept as it is (no recursion on pathological nesting)."""
+
+
+def _slim(value: Any, depth: int = 0) -> Any:
+    """``value`` with every string longer than :data:`SLIM_KEEP` cut to that length."""
+    if isinstance(value, str):
+        return value[:SLIM_KEEP] if len(value) > SLIM_KEEP else value
+    if depth >= _SLIM_DEPTH:
+        return value
+    if isinstance(value, dict):
+        return {k: _slim(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_slim(v, depth + 1) for v in value]
+    return value
+
+
+def _lookup(tables: list[dict[str, LineInfo]], text: str, huge: bool) -> LineInfo | None:
+    """A known parse of ``text`` (on a huge line only one without a slim value)."""
+    for table in tables:
+        found = table.get(text)
+        if found is not None and not (huge and found.value is not None):
+            return found
+    return None
+
+
+class _Lines:
+    """One pass over the lines: parse and check each distinct text once, reusing old results."""
+
+    def __init__(
+        self,
+        lines: list[str],
+        sources: list[tuple[Context | None, dict[str, LineInfo]]],
+        cancelled: Callable[[], bool] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        self.lines = lines
+        self.sources = sources
+        self.cancelled = cancelled
+        self.progress = progress
+        # pi trims the file's text: the first non-blank line is parsed without leading
+        # whitespace (a BOM), and never shares cached results with other lines
+        self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
+
+    def parse_only(self, upto: int | None = None) -> list[LineInfo]:
+        """Parse results of the first ``upto`` lines (all by default), unchecked."""
+        lines = self.lines if upto is None else self.lines[:upto]
+        known = [d for _, d in self.sources]
+        out: list[LineInfo] = []
+        mine: dict[str, LineInfo] = {}
+        budget = _TICK
+        for i, text in enumerate(lines):
+            if i == self.first:
+                out.append(parse(text, first=True))
+                continue
+            info = mine.get(text)
+            if info is None:
+                info = _lookup(known, text, len(text) >= HUGE_LINE)
+                if info is None:
+                    info = parse(text)
+                    budget -= len(text)
+                mine[text] = info
+            out.append(info)
+            if budget <= 0 and upto is None:
+                budget = _TICK
+                self._tick(i + 1, len(lines), None, {})
+        return out
+
+    def checked(
+        self, ctx: Context, parsed: list[LineInfo] | None
+    ) -> tuple[list[LineInfo], dict[str, LineInfo]]:
+        """Every line checked under ``ctx``; ``parsed`` are full parse results of every line."""
+        same = [d for c, d in self.sources if c == ctx]
+        other = [d for c, d in self.sources if c != ctx]
+        cache: dict[str, LineInfo] = {}
+        infos: list[LineInfo] = []
+        total = len(self.lines)
+        budget = _TICK
+        for i, text in enumerate(self.lines):
+            if i == self.first:
+                base = parsed[i] if parsed else parse(text, first=True)
+                infos.append(self._check(text, ctx, [], base))
+                continue
+            info = cache.get(text)
+            if info is None:
+                for d in same:
+                    info = d.get(text)
+                    if info is not None:
+                        break
+                if info is None:
+                    info = self._check(text, ctx, other, parsed[i] if parsed else None)
+                    budget -= len(text)
+                cache[text] = info
+            infos.append(info)
+            if budget <= 0:
+                budget = _TICK
+                self._tick(i + 1, total, ctx, cache)
+        return infos, cache
+
+    def _tick(self, done: int, total: int, ctx: Context | None, cache: dict[str, LineInfo]) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled(ctx, cache)
+
+    @staticmethod
+    def _check(
+        text: str, ctx: Context, other: list[dict[str, LineInfo]], base: LineInfo | None
+    ) -> LineInfo:
+        huge = len(text) >= HUGE_LINE
+        if base is None:
+            base = _lookup(other, text, huge)
+        if base is None:
+            info = parse(text)
+        else:
+            info = LineInfo(base.kind, base.value, base.type, base.error)
+        info.issues = check(text, info, ctx)
+        if huge and info.value is not None:
+            info.value = _slim(info.value)
+        return info
 
 
 def analyze(
@@ -105,60 +314,163 @@ def analyze(
     options: Options | None = None,
     previous: Analysis | None = None,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    cancelled: Callable[[], bool] | None = None,
+    partial: Cancelled | None = None,
 ) -> Analysis:
-    """Analyse a whole document; reuse ``previous``'s per-line results where text is unchanged.
+    """Analyse a whole document; reuse ``previous``'s results where text is unchanged.
 
-    ``progress(done, total)`` is called every few thousand lines during line analysis.
+    ``progress(done, total)`` (in lines) is called about every MiB of newly analysed
+    text; ``cancelled()`` is polled as often and stops the analysis with :class:`Cancelled`.
+    ``partial`` is such an exception from an earlier, superseded run: its finished lines
+    are reused too.
     """
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
-    old_cache = previous.cache if previous is not None else {}
-    old_parse: dict[str, LineInfo] = {}
-    if previous is not None:
-        old_parse = {text: info for (_, text), info in previous.cache.items()}
     lines = split.lines
-    total = len(lines)
-    parsed: list[LineInfo] = []
-    for i, text in enumerate(lines):
-        cached = old_parse.get(text)
-        parsed.append(cached if cached is not None else parse(text))
-        if progress is not None and i % 5000 == 4999:
-            progress(i + 1, 2 * total)
-    fmt, version, header_line = _detect(parsed)
+    sources: list[tuple[Context | None, dict[str, LineInfo]]] = []
+    if partial is not None:
+        sources.append((partial.context, partial.partial))
+    if previous is not None:
+        sources.append((previous.context, previous.cache))
+    run = _Lines(lines, sources, cancelled, progress)
+    fmt, version, header_line, parsed = _context(run, lines)
     ctx = Context(fmt, version, options.large_line)
-    cache: dict[tuple[Context, str], LineInfo] = {}
-    infos: list[LineInfo] = []
-    for i, text in enumerate(lines):
-        key = (ctx, text)
-        info = cache.get(key) or old_cache.get(key)
-        if info is None:
-            base = parsed[i]
-            info = LineInfo(base.kind, base.value, base.type, base.error)
-            info.issues = check(text, info, ctx)
-        cache[key] = info
-        infos.append(info)
-        if progress is not None and i % 5000 == 4999:
-            progress(total + i + 1, 2 * total)
-    findings: list[Finding] = []
-    _line_findings(split, infos, header_line, findings)
-    tree = links.build_tree(infos, fmt, version, header_line)
+    infos, cache = run.checked(ctx, parsed)
     analysis = Analysis(
-        split, infos, fmt, version, header_line, tree, findings, path, options, cache
+        split, infos, fmt, version, header_line, Tree(), [], path, options, cache, ctx
     )
+    if _links_reusable(analysis, previous):
+        assert previous is not None
+        analysis.tree = previous.tree
+        analysis.link_findings = previous.link_findings
+    else:
+        analysis.tree = links.build_tree(infos, fmt, version, header_line)
+        links.check(analysis)
+        analysis.link_findings = analysis.findings
+        analysis.findings = []
+    findings = analysis.findings
+    _line_findings(split, infos, header_line, findings)
     _header_findings(analysis)
-    links.check(analysis)
+    findings.extend(analysis.link_findings)
     findings.sort(key=sort_key)
     return analysis
+
+
+def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[LineInfo] | None]:
+    """Format, version and header line; parse results when every line had to be parsed.
+
+    Usually the header is the first line that parses and names its version, and only the
+    lines up to it are parsed here; otherwise every line is parsed first (as pi reads the
+    whole file before it looks at the header).
+    """
+    upto = 0
+    while upto < len(lines) and not lines[upto].strip():
+        upto += 1
+    head = run.parse_only(min(upto + 1, len(lines)))
+    if head[-1].kind is Kind.HEADER:
+        try:
+            return (*_read_header(head[-1].obj, len(head) - 1, None), None)
+        except LookupError:
+            pass
+    parsed = run.parse_only()
+    return (*_detect(parsed), parsed)
+
+
+def link_facts(info: LineInfo) -> tuple[Any, ...]:
+    """Everything about one line that :mod:`pi_lsp.core.links` reads (pi format).
+
+    Two lines with equal facts contribute identically to the tree and to the link
+    findings. Keep this in step with ``links.py``: a field read there must appear here.
+    """
+    obj = info.obj
+    message = obj.get("message")
+    role = call_id = stop = None
+    calls: tuple[tuple[int, Any], ...] = ()
+    if isinstance(message, dict):
+        role, call_id, stop = (
+            _tagged(message.get("role")),
+            _tagged(message.get("toolCallId")),
+            _tagged(message.get("stopReason")),
+        )
+        content = message.get("content")
+        if isinstance(content, list):
+            calls = tuple(
+                (n, _tagged(block.get("id")))
+                for n, block in enumerate(content)
+                if isinstance(block, dict) and block.get("type") == "toolCall"
+            )
+    return (
+        info.kind,
+        info.value is not None,
+        isinstance(message, dict),
+        *(
+            _tagged(obj.get(key))
+            for key in (
+                "type",
+                "id",
+                "parentId",
+                "firstKeptEntryId",
+                "firstKeptEntryIndex",
+                "targetId",
+                "fromId",
+            )
+        ),
+        "id" in obj,
+        "parentId" in obj,
+        role,
+        call_id,
+        stop,
+        calls,
+    )
+
+
+def _tagged(value: Any) -> tuple[type, Any]:
+    """A value with its type, so that ``True``, ``1`` and ``1.0`` stay apart."""
+    return (value.__class__, value)
+
+
+def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
+    """True when ``previous``'s tree and link findings are exactly what ``a`` would compute."""
+    if (
+        previous is None
+        or a.fmt != "pi"
+        or previous.context != a.context
+        or previous.header_line != a.header_line
+        or len(previous.infos) != len(a.infos)
+    ):
+        return False
+    changed = []
+    for i, (new, old) in enumerate(zip(a.infos, previous.infos, strict=True)):
+        if new is not old:
+            changed.append(i)
+            if len(changed) > _REUSE_LIMIT:
+                return False
+    if not changed:
+        return True
+    touched: set[int] = set()
+    for finding in previous.link_findings:
+        touched.add(finding.span.line)
+        touched.update(rel.span.line for rel in finding.related if rel.path is None)
+    return all(
+        i not in touched and link_facts(a.infos[i]) == link_facts(previous.infos[i])
+        for i in changed
+    )
 
 
 def _line_findings(
     split: SplitText, infos: list[LineInfo], header_line: int | None, out: list[Finding]
 ) -> None:
     lines = split.lines
-    last_content = max(
-        (i for i, info in enumerate(infos) if info.kind is not Kind.BLANK), default=-1
-    )
+    last_content = len(infos) - 1
+    while last_content >= 0 and infos[last_content].kind is Kind.BLANK:
+        last_content -= 1
+    blank, invalid, header, entry = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.ENTRY
+    first = next((i for i, info in enumerate(infos) if info.parsed), -1)
     for i, info in enumerate(infos):
+        kind = info.kind
+        if kind is entry and not info.issues:
+            continue
         for issue in info.issues:
             out.append(
                 Finding(
@@ -169,7 +481,7 @@ def _line_findings(
                     data=issue.data,
                 )
             )
-        if info.kind is Kind.BLANK:
+        if kind is blank:
             if i < last_content:
                 out.append(
                     Finding(
@@ -179,20 +491,23 @@ def _line_findings(
                         "blank line inside the file; pi skips it",
                     )
                 )
-        elif info.kind is Kind.INVALID and info.error is not None:
+        elif kind is invalid and info.error is not None:
             out.append(_syntax_finding(lines[i], i, info, i == last_content))
-        elif info.kind is Kind.HEADER and header_line is not None and i != header_line:
+        elif kind is header and header_line is not None and (i != header_line or i != first):
             span = Span(i, *locate(lines[i], ("type",)).value)
-            out.append(
-                Finding(
-                    "PI101",
-                    Severity.ERROR,
-                    span,
-                    "a second session header inside the file; pi ignores it (only the first "
-                    "header counts), so the session it was meant to start is merged into this one",
-                    (Related(Span(header_line, 0, len(lines[header_line])), "the session header"),),
+            if i == header_line:
+                message = (
+                    "a session header after other lines; pi reads the first line that parses "
+                    f"(line {first + 1}) as the header, and that is no session header"
                 )
-            )
+                related = (Related(Span(first, 0, len(lines[first])), "the first line"),)
+            else:
+                message = (
+                    "a second session header inside the file; pi ignores it (only the first "
+                    "header counts), so the session it was meant to start is merged into this one"
+                )
+                related = (Related(Span(header_line, 0, len(lines[header_line])), "the session header"),)
+            out.append(Finding("PI101", Severity.ERROR, span, message, related))
 
 
 def _syntax_finding(text: str, line: int, info: LineInfo, is_last: bool) -> Finding:
@@ -223,7 +538,7 @@ def _syntax_finding(text: str, line: int, info: LineInfo, is_last: bool) -> Find
 
 def _header_findings(a: Analysis) -> None:
     lines = a.text.lines
-    first = next((i for i, info in enumerate(a.infos) if info.value is not None), None)
+    first = next((i for i, info in enumerate(a.infos) if info.parsed), None)
     if first is None:
         if any(info.kind is not Kind.BLANK for info in a.infos):
             line = next(i for i, info in enumerate(a.infos) if info.kind is not Kind.BLANK)
@@ -232,7 +547,8 @@ def _header_findings(a: Analysis) -> None:
                     "PI100",
                     Severity.ERROR,
                     Span(line, 0, len(lines[line])),
-                    "no line of this file parses, so there is no session header; pi refuses the file",
+                    "no line of this file parses, so there is no session header; pi treats the "
+                    "file as empty and overwrites it with a new session: everything is lost",
                 )
             )
         return
@@ -242,8 +558,8 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.line_span(first),
-                'the first line is not a session header ({"type":"session",...}); pi refuses '
-                "to load this file",
+                'the first line is not a session header ({"type":"session",...}); pi treats '
+                "the file as empty and overwrites it with a new session: everything is lost",
             )
         )
         return
@@ -256,7 +572,8 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.span_of(hl, ("id",)) if "id" in header else a.span_of(hl, ("type",)),
-                "the session header has no string 'id'; pi refuses to load this file",
+                "the session header has no string 'id'; pi treats the file as empty and "
+                "overwrites it with a new session: everything is lost",
             )
         )
     if a.fmt != "pi":
@@ -269,24 +586,26 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
     raw = header.get("version")
     has_version = "version" in header
     version_span = a.span_of(hl, ("version",)) if has_version else a.span_of(hl, ("type",))
-    if has_version and (isinstance(raw, bool) or not isinstance(raw, int) or raw < 1):
+    number = whole_number(raw)
+    if has_version and (number is None or number < 1):
         a.findings.append(
             Finding(
                 "PI102",
                 Severity.ERROR,
                 version_span,
-                f"unsupported session version {raw!r} (expected an integer 1-3); pi skips "
-                "migration and reads the entries as they are",
+                f"unsupported session version {_json(raw)} (expected an integer 1-3); "
+                f"{_js_migration(raw)}",
             )
         )
         return
-    if isinstance(raw, int) and raw > 3:
+    if number is not None and number > 3:
         a.findings.append(
             Finding(
                 "PI102",
                 Severity.WARNING,
                 version_span,
-                f"session version {raw} is newer than this checker knows (3); checked as v3",
+                f"session version {number} is newer than this checker knows (3); pi 0.73 "
+                "loads it without migration; checked as v3",
             )
         )
         return
@@ -296,8 +615,10 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
                 "PI103",
                 Severity.WARNING,
                 version_span,
-                f"session is v{a.version}, not migrated to v3; pi migrates it in memory on every "
-                "load and rewrites the file (quick fix: migrate)",
+                f"session is v{a.version}, not migrated to v3; pi migrates it when it opens the "
+                "session and rewrites the whole file"
+                + (" with new random ids" if a.version == 1 else "")
+                + " (quick fix: migrate)",
                 data={"version": a.version},
             )
         )
@@ -317,6 +638,43 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
                     data={"entries": len(with_ids)},
                 )
             )
+
+
+def _json(value: Any) -> str:
+    """A value as JSON text, for messages (what the user wrote, not Python's repr)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value)
+
+
+def _js_number(value: Any) -> float:
+    """JavaScript's numeric coercion of a header version (``null`` counts as 1, via ``??``)."""
+    if value is None:
+        return 1.0
+    if isinstance(value, bool | int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            return float(text)
+        except ValueError:
+            return math.nan
+    return math.nan
+
+
+def _js_migration(raw: Any) -> str:
+    """What pi 0.73's ``version >= 3`` / ``< 2`` / ``< 3`` tests do with an odd version."""
+    number = _js_number(raw)
+    if number >= 3:
+        return "pi compares it as a number, reads it as v3 and does not migrate"
+    if number < 2:
+        return "pi compares it as a number and migrates the file as v1, replacing every id and parent link"
+    if number < 3:
+        return "pi compares it as a number and migrates the file as v2 (renaming hookMessage)"
+    return "pi cannot compare it with a number and neither migrates nor rejects the file"
 
 
 def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> None:

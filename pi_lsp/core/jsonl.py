@@ -61,25 +61,7 @@ def parse_line(text: str) -> tuple[Any, ParseError | None]:
         pos = _constant_position(text)
         return None, _error(text, pos, str(exc))
     except RecursionError:
-        problem = check_deep(text)
-        if problem is None:
-            return _DEEP, None
-        return None, problem
-
-
-class _Deep:
-    """Marker for a line that is valid JSON but nested too deeply to build in Python."""
-
-    def __repr__(self) -> str:
-        return "<deeply nested JSON>"
-
-
-_DEEP = _Deep()
-
-
-def is_deep(value: Any) -> bool:
-    """True for the marker :func:`parse_line` returns for over-deep valid JSON."""
-    return value is _DEEP
+        return parse_deep(text)
 
 
 def _constant_position(text: str) -> int:
@@ -100,62 +82,84 @@ _TOKEN = re.compile(
     r"|(?P<n>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
     r"|(?P<l>true|false|null)|(?P<p>[{}\[\]:,]))"
 )
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 
-def check_deep(text: str) -> ParseError | None:
-    """Validate JSON grammar iteratively (any depth); return the first error or None."""
-    stack: list[str] = []
+def parse_deep(text: str) -> tuple[Any, ParseError | None]:
+    """Parse JSON of any nesting depth without recursion (for what the parsers refuse).
+
+    Same grammar and result as ``JSON.parse``; slower than orjson, so only used for lines
+    nested deeper than the recursive parsers allow.
+    """
+    stack: list[Any] = []  # open containers
+    keys: list[str | None] = []  # pending key of each open object
     pos = 0
-    expect_value = True
-    after_key = False
     n = len(text)
+    # states: "value" (a value is due), "first" (a value or a close is due: just opened),
+    # "key" (a key or a close is due), "next" (',' or a close is due), "end"
+    state = "value"
+    result: Any = None
     while True:
         m = _TOKEN.match(text, pos)
         if m is None:
             rest = _WS.match(text, pos)
             end = rest.end() if rest else pos
-            if end >= n and not stack and not expect_value:
-                return None
-            return _error(text, end, "unexpected character")
+            if state == "end" and end >= n:
+                return result, None
+            return None, _error(text, end, "unexpected character" if end < n else "unexpected end of data")
         tok_start = m.start(m.lastgroup or 0)
         pos = m.end()
         punct = m.group("p")
-        if punct is None:
-            if not expect_value:
-                return _error(text, tok_start, "expected ',' or a closing bracket")
-            if stack and stack[-1] == "{" and not after_key:
-                if m.group("s") is None:
-                    return _error(text, tok_start, "expected a string key")
+        if state == "end":
+            return None, _error(text, tok_start, "unexpected data after the value")
+        if state == "key":
+            if punct == "}" and stack and isinstance(stack[-1], dict) and not stack[-1] and keys[-1] is None:
+                value: Any = stack.pop()
+                keys.pop()
+            elif m.group("s") is not None:
                 colon = _WS.match(text, pos)
                 pos = colon.end() if colon else pos
                 if pos >= n or text[pos] != ":":
-                    return _error(text, pos, "expected ':'")
+                    return None, _error(text, pos, "expected ':'")
                 pos += 1
-                after_key = True
+                keys[-1] = json.loads(m.group("s"))
+                state = "value"
                 continue
-            expect_value = False
-            after_key = False
-        elif punct in "{[":
-            if not expect_value:
-                return _error(text, tok_start, "expected ',' or a closing bracket")
-            stack.append(punct)
-            after_key = False
-        elif punct in "}]":
-            opener = "{" if punct == "}" else "["
-            if not stack or stack[-1] != opener:
-                return _error(text, tok_start, f"unexpected '{punct}'")
-            stack.pop()
-            expect_value = False
-        elif punct == ",":
-            if expect_value or not stack:
-                return _error(text, tok_start, "unexpected ','")
-            expect_value = True
+            else:
+                return None, _error(text, tok_start, "expected a string key")
+        elif state == "next":
+            if punct == ",":
+                state = "key" if isinstance(stack[-1], dict) else "value"
+                continue
+            if punct not in ("}", "]") or (punct == "}") != isinstance(stack[-1], dict):
+                return None, _error(text, tok_start, "expected ',' or a closing bracket")
+            value = stack.pop()
+            keys.pop()
+        elif punct == "]" and state == "first":
+            value = stack.pop()
+            keys.pop()
+        elif punct is not None and punct in "{[":
+            stack.append({} if punct == "{" else [])
+            keys.append(None)
+            state = "key" if punct == "{" else "first"
+            continue
+        elif punct is not None:
+            return None, _error(text, tok_start, f"unexpected '{punct}'")
+        elif m.group("l") is not None:
+            value = _LITERALS[m.group("l")]
         else:
-            return _error(text, tok_start, "unexpected ':'")
-        if not stack and not expect_value:
-            tail = _WS.match(text, pos)
-            end = tail.end() if tail else pos
-            return None if end >= n else _error(text, end, "unexpected data after the value")
+            value = json.loads(m.group("s") or m.group("n"))
+        # a complete value: attach it to its container, or finish
+        if not stack:
+            result = value
+            state = "end"
+        elif isinstance(stack[-1], dict):
+            stack[-1][keys[-1]] = value
+            keys[-1] = None
+            state = "next"
+        else:
+            stack[-1].append(value)
+            state = "next"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import schema
 from .findings import Severity
-from .jsonl import ParseError, is_deep, locate, parse_line
+from .jsonl import ParseError, locate, parse_line
 
 PI_ENTRY_TYPES = frozenset(
     {
@@ -75,16 +75,39 @@ class LineInfo:
     issues: list[Issue] = field(default_factory=list)
 
     @property
+    def parsed(self) -> bool:
+        """True when ``JSON.parse`` accepts the line (pi keeps it, whatever the value)."""
+        return self.kind is not Kind.BLANK and self.kind is not Kind.INVALID
+
+    @property
     def obj(self) -> dict[str, Any]:
         """The parsed object (empty for lines that are not objects)."""
         return self.value if isinstance(self.value, dict) else {}
 
 
-def parse(text: str) -> LineInfo:
-    """Classify one line: blank, invalid JSON, some other JSON, header or entry."""
-    body = text[1:] if text.startswith("\ufeff") else text
-    if not body.strip():
+_JS_SPACE = re.compile(
+    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*"
+)
+
+
+def is_blank(text: str) -> bool:
+    """True for a line that pi skips (empty after JavaScript's ``trim()``)."""
+    m = _JS_SPACE.match(text)
+    return m is not None and m.end() == len(text)
+
+
+def parse(text: str, first: bool = False) -> LineInfo:
+    """Classify one line: blank, invalid JSON, some other JSON, header or entry.
+
+    ``first`` marks the first non-blank line of the file: pi trims the whole file's text
+    before splitting it, so leading whitespace there (a BOM, say) is not part of the JSON.
+    """
+    if is_blank(text):
         return LineInfo(Kind.BLANK)
+    body = text
+    if first:
+        m = _JS_SPACE.match(text)
+        body = text[m.end() :] if m else text
     value, error = parse_line(body)
     if error is not None:
         shift = len(text) - len(body)
@@ -100,7 +123,7 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     """Line-local findings for a parsed line under a format context."""
     issues: list[Issue] = []
     _check_size(text, ctx, issues)
-    _check_encoding(text, issues)
+    _check_encoding(text, info, issues)
     if info.kind is Kind.OTHER:
         issues.append(_not_an_entry(text, info))
     elif info.kind is Kind.ENTRY:
@@ -138,12 +161,15 @@ def _check_size(text: str, ctx: Context, issues: list[Issue]) -> None:
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
-def _check_encoding(text: str, issues: list[Issue]) -> None:
-    """Report bytes that were not valid UTF-8 (decoded with ``surrogateescape``)."""
+def _check_encoding(text: str, info: LineInfo, issues: list[Issue]) -> None:
+    """Report bytes that were not valid UTF-8 (decoded with ``surrogateescape``).
+
+    A bad byte outside any string is already the line's JSON syntax error.
+    """
     if text.isascii():
         return
     m = _UNDECODABLE.search(text)
-    if m is None:
+    if m is None or (info.error is not None and info.error.offset == m.start()):
         return
     issues.append(
         Issue(
@@ -157,30 +183,27 @@ def _check_encoding(text: str, issues: list[Issue]) -> None:
     )
 
 
+_UNUSABLE = (
+    "pi keeps it as an entry it cannot use (no type, no id: nothing links to it); as the "
+    "last line it becomes the leaf and pi resumes with an empty context"
+)
+
+
 def _not_an_entry(text: str, info: LineInfo) -> Issue:
     start, end = _span(text, ())
-    if is_deep(info.value):
-        what = "deeply nested JSON"
+    if info.value is None:
+        message = (
+            "line is JSON null, not an entry; pi crashes reading it (\"Cannot read properties "
+            "of null\") and the session does not open"
+        )
+    elif isinstance(info.value, dict) and "type" in info.value:
+        start, end = _span(text, ("type",))
+        message = f"entry 'type' is not a string; {_UNUSABLE}"
     elif isinstance(info.value, dict):
-        if "type" in info.value:
-            start, end = _span(text, ("type",))
-            return Issue(
-                "PI003",
-                Severity.ERROR,
-                start,
-                end,
-                "entry 'type' is not a string; pi cannot tell what this line is and ignores it",
-            )
-        what = "an object without a 'type'"
+        message = f"line is an object without a 'type'; {_UNUSABLE}"
     else:
-        what = f"a JSON {_json_kind(info.value)}, not an object"
-    return Issue(
-        "PI003",
-        Severity.ERROR,
-        start,
-        end,
-        f"line is {what}; pi cannot tell what this line is and ignores it",
-    )
+        message = f"line is a JSON {_json_kind(info.value)}, not an object; {_UNUSABLE}"
+    return Issue("PI003", Severity.ERROR, start, end, message)
 
 
 def _json_kind(value: Any) -> str:

@@ -193,7 +193,7 @@ def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
 
 def _check_v1(a: Analysis) -> None:
     """v1 compactions point by index into pi's parsed entries (header = 0)."""
-    parsed = [i for i, info in enumerate(a.infos) if info.value is not None]
+    parsed = [i for i, info in enumerate(a.infos) if info.parsed]
     for line in a.tree.entries:
         obj = a.infos[line].obj
         if obj.get("type") != "compaction":
@@ -276,8 +276,16 @@ def _check_tools(a: Analysis) -> None:
     for ref, lines in results.items():
         answered: list[int] = []
         for line in lines:
-            owners = [c for c, _ in calls.get(ref, ()) if c != line and tree.is_ancestor(c, line)]
+            sites = calls.get(ref, [])
+            owners = [c for c, _ in sites if c != line and tree.is_ancestor(c, line)]
             if not owners:
+                elsewhere = tuple(
+                    Related(
+                        a.span_of(c, ("message", "content", block, "id")),
+                        "a toolCall with this id on another branch",
+                    )
+                    for c, block in sites[:3]
+                )
                 a.findings.append(
                     Finding(
                         "PI420",
@@ -285,6 +293,7 @@ def _check_tools(a: Analysis) -> None:
                         a.span_of(line, ("message", "toolCallId")),
                         f"toolResult answers toolCallId '{ref}', but no toolCall with that id is on "
                         "its path; providers reject the context pi sends on this branch",
+                        elsewhere,
                         data={"toolCallId": ref},
                     )
                 )

@@ -173,6 +173,13 @@ def validate(key: str, name: str, value: Any, limit: int = 5) -> list[Violation]
     check = validator(key, name)
     if check is None:
         return []
+    try:
+        return _collect(check, value, limit)
+    except RecursionError:  # nested deeper than a recursive validator can walk
+        return []
+
+
+def _collect(check: Draft202012Validator, value: Any, limit: int) -> list[Violation]:
     out: list[Violation] = []
     seen: set[tuple[tuple[str | int, ...], str]] = set()
     for error in check.iter_errors(value):

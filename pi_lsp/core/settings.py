@@ -9,6 +9,9 @@ from typing import Any
 from .findings import Finding, Severity
 from .lines import MIB
 
+DIAGNOSTIC_MODES = ("auto", "push", "pull", "both")
+"""How diagnostics reach the client: ``auto`` pulls when the client can, else pushes."""
+
 _SEVERITY_NAMES = {
     "error": Severity.ERROR,
     "warning": Severity.WARNING,
@@ -20,11 +23,15 @@ _SEVERITY_NAMES = {
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Settings of section ``piLsp``; ``severity`` maps a code to a severity or None (off)."""
+    """Settings of section ``piLsp``; ``severity`` maps a code to a severity or None (off).
+
+    ``diagnostic_mode`` is one of :data:`DIAGNOSTIC_MODES`.
+    """
 
     severity: dict[str, Severity | None] = field(default_factory=dict)
     large_line: int = MIB
     outline_cap: int = 2000
+    diagnostic_mode: str = "auto"
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings with severity overrides applied and switched-off codes removed."""
@@ -65,4 +72,8 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
         problems.append(f"outlineCap: expected a positive integer, got {cap!r}")
         cap = 2000
-    return Settings(severity, large, cap), problems
+    mode = raw.get("diagnosticMode", "auto")
+    if mode not in DIAGNOSTIC_MODES:
+        problems.append(f"diagnosticMode: expected one of {', '.join(DIAGNOSTIC_MODES)}, got {mode!r}")
+        mode = "auto"
+    return Settings(severity, large, cap, mode), problems

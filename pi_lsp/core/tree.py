@@ -50,10 +50,14 @@ class Tree:
         return out
 
     def descendants(self, line: int) -> Iterable[int]:
-        """All entries below ``line`` (depth first, iterative)."""
+        """All entries below ``line`` (depth first, iterative; each once, even on a cycle)."""
+        seen = {line}
         stack = list(reversed(self.children.get(line, [])))
         while stack:
             node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
             yield node
             stack.extend(reversed(self.children.get(node, [])))
 

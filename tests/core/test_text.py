@@ -1,0 +1,149 @@
+"""The line index: lines end only at \\n, \\r\\n and \\r; columns convert between encodings."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.core.text import from_units, split_lines, to_units, units
+
+# ----------------------------------------------------------------------------- split_lines
+
+
+@pytest.mark.parametrize(
+    ("text", "lines", "terminators"),
+    [
+        ("", [""], [""]),
+        ("a", ["a"], [""]),
+        ("a\n", ["a", ""], ["\n", ""]),
+        ("a\nb", ["a", "b"], ["\n", ""]),
+        ("a\r\nb\r\n", ["a", "b", ""], ["\r\n", "\r\n", ""]),
+        ("a\rb\r", ["a", "b", ""], ["\r", "\r", ""]),
+        ("a\n\nb", ["a", "", "b"], ["\n", "\n", ""]),
+        ("a\r\rb", ["a", "", "b"], ["\r", "\r", ""]),
+        ("a\r\n\r\nb", ["a", "", "b"], ["\r\n", "\r\n", ""]),
+        # \n\r is two terminators (a \n, then a lone \r), not one
+        ("a\n\rb", ["a", "", "b"], ["\n", "\r", ""]),
+        ("a\r\n\rb\nc", ["a", "", "b", "c"], ["\r\n", "\r", "\n", ""]),
+        ("\n", ["", ""], ["\n", ""]),
+        ("\r", ["", ""], ["\r", ""]),
+        ("\r\n", ["", ""], ["\r\n", ""]),
+    ],
+)
+def test_split_lines(text: str, lines: list[str], terminators: list[str]) -> None:
+    split = split_lines(text)
+    assert split.lines == lines
+    assert split.terminators == terminators
+    # the text is exactly the lines and their terminators
+    assert (
+        "".join(line + term for line, term in zip(split.lines, split.terminators, strict=True))
+        == text
+    )
+
+
+@pytest.mark.parametrize(
+    "ch",
+    ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"],
+    ids=lambda c: f"U+{ord(c):04X}",
+)
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_unicode_breaks_are_ordinary_characters(ch: str, newline: str) -> None:
+    line = f'{{"text":"one{ch}two"}}'
+    text = newline.join([line, line, ""])
+    assert len(text.splitlines()) > 2  # str.splitlines would break there
+    assert split_lines(text).lines == [line, line, ""]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", False),
+        ("a", False),
+        ("a\n", True),
+        ("a\r\n", True),
+        ("a\r", True),
+        ("\n", True),
+        ("a\nb", False),
+    ],
+)
+def test_ends_with_newline(text: str, expected: bool) -> None:
+    assert split_lines(text).ends_with_newline is expected
+
+
+def test_split_large_text_keeps_every_line() -> None:
+    lines = [f'{{"n":{i}}}' for i in range(10_000)]
+    for newline in ("\n", "\r\n", "\r"):
+        assert split_lines(newline.join(lines)).lines == lines
+
+
+# ----------------------------------------------------------------------------- units
+
+
+LINE = "a😀é日\U0001f680b"  # ASCII, astral, 2-byte, 3-byte, astral, ASCII
+
+
+@pytest.mark.parametrize(
+    ("s", "utf8", "utf16", "utf32"),
+    [
+        ("", 0, 0, 0),
+        ("abc", 3, 3, 3),
+        ("é", 2, 1, 1),
+        ("日", 3, 1, 1),
+        ("😀", 4, 2, 1),
+        (LINE, 1 + 4 + 2 + 3 + 4 + 1, 1 + 2 + 1 + 1 + 2 + 1, 6),
+        ("\u2028", 3, 1, 1),
+        ("\udcff", 3, 1, 1),  # a byte that was not UTF-8 (surrogateescape) counts as one unit
+    ],
+)
+def test_units(s: str, utf8: int, utf16: int, utf32: int) -> None:
+    assert units(s, "utf-8") == utf8
+    assert units(s, "utf-16") == utf16
+    assert units(s, "utf-32") == utf32
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+@pytest.mark.parametrize("column", range(len(LINE) + 1))
+def test_to_and_from_units_round_trip(encoding: str, column: int) -> None:
+    codec = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding]
+    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    offset = to_units(LINE, column, encoding)  # type: ignore[arg-type]
+    assert offset == len(LINE[:column].encode(codec)) // width
+    assert from_units(LINE, offset, encoding) == column  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "offset", "column"),
+    [
+        # inside the surrogate pair of 😀 (UTF-16 units 1-2): the start of that character
+        ("utf-16", 2, 1),
+        # inside the 4 UTF-8 bytes of 😀 (bytes 1-4)
+        ("utf-8", 2, 1),
+        ("utf-8", 3, 1),
+        ("utf-8", 4, 1),
+        # inside é (bytes 5-6) and 日 (bytes 7-9)
+        ("utf-8", 6, 2),
+        ("utf-8", 8, 3),
+        ("utf-8", 9, 3),
+    ],
+)
+def test_from_units_inside_a_character(encoding: str, offset: int, column: int) -> None:
+    assert from_units(LINE, offset, encoding) == column  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_clamping(encoding: str) -> None:
+    end_units = units(LINE, encoding)  # type: ignore[arg-type]
+    assert to_units(LINE, -5, encoding) == 0  # type: ignore[arg-type]
+    assert to_units(LINE, 999, encoding) == end_units  # type: ignore[arg-type]
+    assert from_units(LINE, -5, encoding) == 0  # type: ignore[arg-type]
+    assert from_units(LINE, 999, encoding) == len(LINE)  # type: ignore[arg-type]
+    assert from_units(LINE, end_units, encoding) == len(LINE)  # type: ignore[arg-type]
+    assert from_units("", 3, encoding) == 0  # type: ignore[arg-type]
+    assert to_units("", 3, encoding) == 0  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_ascii_fast_path(encoding: str) -> None:
+    line = '{"type":"message"}'
+    for col in range(len(line) + 1):
+        assert to_units(line, col, encoding) == col  # type: ignore[arg-type]
+        assert from_units(line, col, encoding) == col  # type: ignore[arg-type]
