@@ -14,9 +14,9 @@ from types import ModuleType
 
 from pi_lsp import __version__
 
-from . import check, schema, serve
+from . import check, context, fork, migrate, schema, serve, tree
 
-COMMANDS: tuple[ModuleType, ...] = (serve, check, schema)
+COMMANDS: tuple[ModuleType, ...] = (serve, check, schema, migrate, fork, tree, context)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; with no subcommand, serve LSP on stdio."""
+    for stream in (sys.stdout, sys.stderr):
+        # messages may quote bytes that were not UTF-8 (kept as lone surrogates)
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -19,14 +19,18 @@ for re-analysis after small edits:
 - ``cancelled()`` is polled about every MiB of text that is not reused from earlier
   results; when it returns true the analysis stops with :class:`Cancelled`, which
   carries the line results finished so far for the next run to reuse.
+- The cyclic garbage collector is paused while an analysis runs (:func:`gc_paused`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -308,6 +312,37 @@ class _Lines:
         return info
 
 
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_resume = False
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while big acyclic structures are built.
+
+    Parsed JSON, line results, trees and findings hold no reference cycles, yet on a
+    500 MB session the collector's repeated passes over their millions of objects cost a
+    third of the analysis. Uses from several threads are counted: the collector resumes
+    when the last one ends, after moving what was built meanwhile out of the young
+    generations in one pass.
+    """
+    global _gc_users, _gc_resume
+    with _gc_lock:
+        if _gc_users == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0 and _gc_resume:
+                gc.enable()
+                gc.collect(1)
+
+
 def analyze(
     source: str | SplitText,
     path: str | None = None,
@@ -325,6 +360,19 @@ def analyze(
     ``partial`` is such an exception from an earlier, superseded run: its finished lines
     are reused too.
     """
+    with gc_paused():
+        return _analyze(source, path, options, previous, progress, cancelled, partial)
+
+
+def _analyze(
+    source: str | SplitText,
+    path: str | None,
+    options: Options | None,
+    previous: Analysis | None,
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+    partial: Cancelled | None,
+) -> Analysis:
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
     lines = split.lines

@@ -1,16 +1,55 @@
 """An open document: its lines, incremental text changes, and its current analysis.
 
 Changes arrive as (range, text) with positions in the client's code units; they are
-applied to the core's own line index (never ``str.splitlines``), replacing only the
-lines the change touches. The analysis is recomputed lazily, reusing per-line results.
+applied to the core's own line index (never ``str.splitlines``): only the lines a change
+touches are re-split, and the line lists are copied, never mutated, so an analysis keeps
+the exact text it was computed from.
+
+The analysis is recomputed lazily and incrementally (:func:`~pi_lsp.core.analysis.analyze`
+with the previous analysis). A server may run it in a worker thread with
+:meth:`Document.run_analysis` while the main thread keeps applying changes: a change
+cancels an analysis of older text (its finished lines are kept for the next run), and
+:attr:`Document.analysis` waits for an analysis of the current text that is in progress
+instead of starting a second one.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .analysis import Analysis, Options, analyze
+from .analysis import Analysis, Cancelled, Options, analyze
 from .text import Encoding, SplitText, from_units, split_lines, to_units
+
+
+def read_lines(path: Path) -> SplitText:
+    """A file's lines, decoded one by one (never the whole text as one ``str``).
+
+    Same result as ``split_lines(read_text(path))``: UTF-8, with bytes that are not
+    valid UTF-8 kept as lone surrogates (``surrogateescape``). Peak memory is the bytes
+    plus the lines, not also one ``str`` of the whole text (which CPython stores at up
+    to 4 bytes per character once a single emoji appears in it).
+    """
+    data = path.read_bytes()
+    if b"\r" in data:
+        return split_lines(_decode(data))
+    view = memoryview(data)
+    lines: list[str] = []
+    start = 0
+    while (end := data.find(b"\n", start)) >= 0:
+        lines.append(_decode(view[start:end]))
+        start = end + 1
+    lines.append(_decode(view[start:]))
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+
+
+def _decode(data: bytes | memoryview) -> str:
+    try:
+        return str(data, "utf-8")
+    except UnicodeDecodeError:
+        return str(data, "utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +58,17 @@ class Position:
 
     line: int
     character: int
+
+
+@dataclass(slots=True)
+class _Job:
+    """An analysis in progress: of which text, under which options, and whether to stop."""
+
+    text: SplitText
+    options: Options
+    serial: int
+    done: threading.Event = field(default_factory=threading.Event)
+    cancelled: bool = False
 
 
 @dataclass(slots=True)
@@ -31,7 +81,11 @@ class Document:
     path: str | None = None
     options: Options = field(default_factory=Options)
     _analysis: Analysis | None = None
-    _stale: bool = True
+    _partial: Cancelled | None = None
+    _job: _Job | None = None
+    _serial: int = 0
+    _installed: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def open(
@@ -66,35 +120,47 @@ class Document:
 
     def replace_all(self, text: str, version: int | None) -> None:
         """Replace the whole text (full sync)."""
-        self.text = split_lines(text)
+        self._set_text(split_lines(text))
         self.version = version
-        self._stale = True
 
     def apply_change(
         self, start: Position, end: Position, new_text: str, encoding: Encoding
     ) -> None:
-        """Apply one ranged change; only the touched lines are rebuilt."""
+        """Apply one ranged change; only the touched lines are re-split."""
         lines = self.text.lines
         terms = self.text.terminators
         sl, sc = self.offset(start, encoding)
         el, ec = self.offset(end, encoding)
         if (el, ec) < (sl, sc):
             sl, sc, el, ec = el, ec, sl, sc
-        touches_cr = "\r" in new_text or terms[el] == "\r" or (sl > 0 and terms[sl - 1] == "\r")
-        if touches_cr:
-            # a lone CR next to the change may join with a LF: re-split the whole text
-            head = "".join(a + b for a, b in zip(lines[:sl], terms[:sl], strict=True))
-            tail = "".join(a + b for a, b in zip(lines[el + 1 :], terms[el + 1 :], strict=True))
-            middle = lines[sl][:sc] + new_text + lines[el][ec:] + terms[el]
-            self.text = split_lines(head + middle + tail)
-        else:
-            piece = split_lines(lines[sl][:sc] + new_text + lines[el][ec:])
-            new_terms = [*piece.terminators[:-1], terms[el]]
-            self.text = SplitText(
-                lines[:sl] + piece.lines + lines[el + 1 :],
-                terms[:sl] + new_terms + terms[el + 1 :],
+        # A "\r" ending the line before the change may join a "\n" the change starts
+        # with: take that line into the re-split region. Lines never contain "\r" or
+        # "\n", so nothing past the changed lines can join with the region's end.
+        first = sl - 1 if sl > 0 and terms[sl - 1] == "\r" else sl
+        before = lines[first] + terms[first] if first < sl else ""
+        region = before + lines[sl][:sc] + new_text + lines[el][ec:] + terms[el]
+        piece = split_lines(region)
+        new_lines, new_terms = piece.lines, piece.terminators
+        if terms[el]:
+            # the region ends with a terminator: the empty line after it is not ours
+            new_lines, new_terms = new_lines[:-1], new_terms[:-1]
+        self._set_text(
+            SplitText(
+                [*lines[:first], *new_lines, *lines[el + 1 :]],
+                [*terms[:first], *new_terms, *terms[el + 1 :]],
             )
-        self._stale = True
+        )
+
+    def _set_text(self, text: SplitText) -> None:
+        with self._lock:
+            self.text = text
+            self._cancel_stale()
+
+    def _cancel_stale(self) -> None:
+        """Ask a running analysis of text or options that are no longer current to stop."""
+        job = self._job
+        if job is not None and not self._running_current(job):
+            job.cancelled = True
 
     def set_version(self, version: int | None) -> None:
         """Record the client's version after a batch of changes."""
@@ -102,19 +168,114 @@ class Document:
 
     def set_options(self, options: Options) -> None:
         """Change analysis options (re-analyses on next use)."""
-        if options != self.options:
+        with self._lock:
             self.options = options
-            self._stale = True
+            self._cancel_stale()
+
+    def _current(self, analysis: Analysis | None) -> bool:
+        return (
+            analysis is not None and analysis.text is self.text and analysis.options == self.options
+        )
+
+    def cancel(self) -> None:
+        """Ask a running analysis to stop (the document is being closed)."""
+        with self._lock:
+            if self._job is not None:
+                self._job.cancelled = True
 
     @property
     def analysis(self) -> Analysis:
-        """The analysis of the current text (recomputed only when stale)."""
-        if self._stale or self._analysis is None:
-            self._analysis = analyze(self.text, self.path, self.options, self._analysis)
-            self._stale = False
-        return self._analysis
+        """The analysis of the current text (computed, or awaited if running, when stale).
+
+        While another thread re-analyses the *same* text under new options, the last
+        analysis is returned at once: its positions are those of the current text.
+        """
+        while True:
+            with self._lock:
+                last, job = self._analysis, self._job
+                if (
+                    last is not None
+                    and last.text is self.text
+                    and job is not None
+                    and not job.cancelled
+                    and self._running_current(job)
+                ):
+                    return last
+            found = self.run_analysis()
+            if found is not None:
+                return found
 
     @property
     def is_stale(self) -> bool:
-        """True when the text changed since the last analysis."""
-        return self._stale or self._analysis is None
+        """True when the text or options changed since the last analysis."""
+        return not self._current(self._analysis)
+
+    def run_analysis(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Analysis | None:
+        """Analyse the current text in this thread and keep the result.
+
+        Returns the analysis, or None when a change (or ``cancelled()``) superseded it
+        before it finished; its finished lines are then reused by the next run. When
+        another thread is already analysing the current text, waits for its result.
+        """
+        while True:
+            with self._lock:
+                if self._current(self._analysis):
+                    return self._analysis
+                running = self._job
+                if running is None or running.cancelled or not self._running_current(running):
+                    self._serial += 1
+                    job = _Job(self.text, self.options, self._serial)
+                    self._job = job
+                    previous, partial = self._analysis, self._partial
+                    break
+            running.done.wait()
+
+        def stop() -> bool:
+            return job.cancelled or (cancelled is not None and cancelled())
+
+        try:
+            result = analyze(
+                job.text,
+                self.path,
+                job.options,
+                previous,
+                progress,
+                cancelled=stop,
+                partial=partial,
+            )
+        except Cancelled as exc:
+            with self._lock:
+                self._partial = _merge(self._partial, exc)
+            return None
+        else:
+            with self._lock:
+                # an analysis of older text is still the best base for the next one, but
+                # never replaces the result of a run that started later
+                if job.serial > self._installed:
+                    self._analysis, self._installed = result, job.serial
+                    self._partial = None
+            return result if self._current(result) else None
+        finally:
+            with self._lock:
+                self._finish(job)
+
+    def _running_current(self, job: _Job) -> bool:
+        return job.text is self.text and job.options == self.options
+
+    def _finish(self, job: _Job) -> None:
+        if self._job is job:
+            self._job = None
+        job.done.set()
+
+
+def _merge(old: Cancelled | None, new: Cancelled) -> Cancelled:
+    """Finished lines of two cancelled runs (the newer run's context wins)."""
+    if old is None or old.context != new.context:
+        return new
+    merged = dict(old.partial)
+    merged.update(new.partial)
+    return Cancelled(new.context, merged)

@@ -24,8 +24,6 @@ PathItem = str | int
 JsonPath = Sequence[PathItem]
 
 _WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_STRUCT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]', re.DOTALL)
 _SCALAR = re.compile(r"[^,\]}\s]+")
 
 
@@ -180,27 +178,6 @@ def _ws(s: str, i: int) -> int:
     return m.end() if m else i
 
 
-def skip_value(s: str, i: int) -> int:
-    """Return the end offset of the JSON value starting at ``s[i]`` (valid JSON assumed)."""
-    c = s[i]
-    if c == '"':
-        m = _STRING.match(s, i)
-        return m.end() if m else len(s)
-    if c in "{[":
-        depth = 0
-        for m in _STRUCT.finditer(s, i):
-            tok = m.group()
-            if tok in "{[":
-                depth += 1
-            elif tok in "}]":
-                depth -= 1
-                if depth == 0:
-                    return m.end()
-        return len(s)
-    m = _SCALAR.match(s, i)
-    return m.end() if m else i + 1
-
-
 def _decode_key(token: str) -> str:
     if "\\" not in token:
         return token[1:-1]
@@ -210,84 +187,6 @@ def _decode_key(token: str) -> str:
         return token[1:-1]
 
 
-def _members(s: str, i: int) -> list[tuple[str, int, int, int, int]]:
-    """List ``(key, key_start, key_end, value_start, value_end)`` of the object at ``i``."""
-    out = []
-    j = _ws(s, i + 1)
-    while j < len(s) and s[j] == '"':
-        m = _STRING.match(s, j)
-        if m is None:
-            break
-        k_start, k_end = j, m.end()
-        j = _ws(s, k_end)
-        if j >= len(s) or s[j] != ":":
-            break
-        v_start = _ws(s, j + 1)
-        v_end = skip_value(s, v_start)
-        out.append((_decode_key(s[k_start:k_end]), k_start, k_end, v_start, v_end))
-        j = _ws(s, v_end)
-        if j < len(s) and s[j] == ",":
-            j = _ws(s, j + 1)
-        else:
-            break
-    return out
-
-
-def _elements(s: str, i: int, wanted: int) -> tuple[int, int] | None:
-    j = _ws(s, i + 1)
-    index = 0
-    while j < len(s) and s[j] != "]":
-        end = skip_value(s, j)
-        if index == wanted:
-            return j, end
-        index += 1
-        j = _ws(s, end)
-        if j < len(s) and s[j] == ",":
-            j = _ws(s, j + 1)
-        else:
-            break
-    return None
-
-
-def locate(text: str, path: JsonPath) -> Location:
-    """Find the key and value spans of ``path`` inside the JSON text of one line.
-
-    Duplicate keys resolve to the last occurrence, as in ``JSON.parse``. The text is
-    assumed to be valid JSON; on anything unexpected the deepest span found so far (at
-    worst the whole line) is returned.
-    """
-    start = _ws(text, 0)
-    if start < len(text) and text[start] == "\ufeff":
-        start = _ws(text, start + 1)
-    value = (start, len(text.rstrip(" \t\r\n")))
-    key: tuple[int, int] | None = None
-    depth = 0
-    try:
-        for item in path:
-            i = value[0]
-            if isinstance(item, str):
-                if text[i] != "{":
-                    break
-                found = None
-                for name, ks, ke, vs, ve in _members(text, i):
-                    if name == item:
-                        found = (ks, ke, vs, ve)
-                if found is None:
-                    break
-                key, value = (found[0], found[1]), (found[2], found[3])
-            else:
-                if text[i] != "[":
-                    break
-                element = _elements(text, i, item)
-                if element is None:
-                    break
-                key, value = None, element
-            depth += 1
-    except IndexError:
-        pass
-    return Location(key, value, depth)
-
-
 def member_keys(
     text: str, path: JsonPath = ()
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
@@ -295,7 +194,7 @@ def member_keys(
     loc = locate(text, path)
     if loc.depth != len(path) or loc.value[0] >= len(text) or text[loc.value[0]] != "{":
         return []
-    return [(k, (ks, ke), (vs, ve)) for k, ks, ke, vs, ve in _members(text, loc.value[0])]
+    return list(iter_members(text, loc.value[0]))
 
 
 _BRACKET = re.compile(r"[{}\[\]]")
@@ -320,8 +219,8 @@ def scan_string(text: str, start: int) -> int:
         j = q + 1
 
 
-def scan_value(text: str, start: int) -> int:
-    """The end of the JSON value at ``start``, like :func:`skip_value` but fast on huge strings."""
+def skip_value(text: str, start: int) -> int:
+    """The end of the JSON value at ``start`` (valid JSON assumed; fast on huge strings)."""
     c = text[start]
     if c == '"':
         return scan_string(text, start)
@@ -360,7 +259,7 @@ def iter_members(text: str, start: int) -> Iterator[tuple[str, tuple[int, int], 
         v_start = _ws(text, colon + 1)
         if v_start >= len(text):
             return
-        v_end = scan_value(text, v_start)
+        v_end = skip_value(text, v_start)
         yield _decode_key(text[j:k_end]), (j, k_end), (v_start, v_end)
         j = _ws(text, v_end)
         if j < len(text) and text[j] == ",":
@@ -375,7 +274,7 @@ def iter_elements(text: str, start: int) -> Iterator[tuple[int, int]]:
         return
     j = _ws(text, start + 1)
     while j < len(text) and text[j] not in "]":
-        end = scan_value(text, j)
+        end = skip_value(text, j)
         yield j, end
         j = _ws(text, end)
         if j < len(text) and text[j] == ",":
@@ -384,8 +283,13 @@ def iter_elements(text: str, start: int) -> Iterator[tuple[int, int]]:
             return
 
 
-def find_path(text: str, path: JsonPath) -> Location:
-    """Same result as :func:`locate` (the last duplicate key wins), with the fast scanners."""
+def locate(text: str, path: JsonPath) -> Location:
+    """Find the key and value spans of ``path`` inside the JSON text of one line.
+
+    Duplicate keys resolve to the last occurrence, as in ``JSON.parse``. The text is
+    assumed to be valid JSON; on anything unexpected the deepest span found so far (at
+    worst the whole line) is returned.
+    """
     start = _ws(text, 0)
     if start < len(text) and text[start] == "\ufeff":
         start = _ws(text, start + 1)

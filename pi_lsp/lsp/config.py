@@ -58,6 +58,7 @@ def apply_settings(ls: PiLanguageServer, raw: Any) -> None:
     for doc in ls.documents.values():
         doc.set_options(ls.options)
     diagnostics.publish_all(ls)
+    diagnostics.request_refresh(ls)
 
 
 def _supports_configuration(ls: PiLanguageServer) -> bool:

@@ -7,10 +7,46 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import config, diagnostics, sync
+from . import (
+    actions,
+    book_actions,
+    completion,
+    config,
+    diagnostics,
+    edit_commands,
+    folding,
+    hover,
+    inlay,
+    lens,
+    links,
+    navigation,
+    rename,
+    selection,
+    symbols,
+    sync,
+    tree_commands,
+)
 from .server import PiLanguageServer
 
-FEATURES: tuple[ModuleType, ...] = (sync, diagnostics, config)
+FEATURES: tuple[ModuleType, ...] = (
+    sync,
+    diagnostics,
+    config,
+    book_actions,
+    hover,
+    navigation,
+    symbols,
+    lens,
+    inlay,
+    folding,
+    completion,
+    rename,
+    links,
+    selection,
+    tree_commands,
+    actions,
+    edit_commands,
+)
 
 
 def register_all(server: PiLanguageServer) -> None:

@@ -1,7 +1,11 @@
 """Document synchronisation: open, change (incremental or full) and close.
 
 Text lives in the core's :class:`~pi_lsp.core.document.Document`; every change is
-applied there with the core's line math, then diagnostics are published.
+applied there with the core's line math (only the touched lines are re-split). The
+handlers never analyse: they ask for a background analysis
+(:func:`~pi_lsp.lsp.diagnostics.refresh`), which cancels one of older text and publishes
+diagnostics once the current version is analysed. Message bodies (a didOpen carries the
+whole file) are decoded with orjson (:mod:`pi_lsp.lsp.transport`).
 """
 
 from __future__ import annotations
@@ -11,21 +15,29 @@ from pygls.uris import to_fs_path
 
 from pi_lsp.core.document import Document, Position
 
-from . import diagnostics
+from . import diagnostics, transport
 from .safety import isolated
 from .server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:
-    """Register didOpen / didChange / didClose."""
+    """Register didOpen / didChange / didClose, and decode their (huge) messages fast."""
+    transport.install()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @isolated()
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
         path = to_fs_path(item.uri) if item.uri.startswith("file:") else None
-        ls.documents[item.uri] = Document.open(item.uri, item.text, item.version, path, ls.options)
-        diagnostics.publish(ls, item.uri)
+        old = ls.documents.get(item.uri)
+        if old is not None:
+            old.cancel()
+        # take the text out of the message, which pygls keeps until the next one arrives:
+        # only the document's lines hold it from here on
+        text, item.text = item.text, ""
+        ls.documents[item.uri] = Document.open(item.uri, text, item.version, path, ls.options)
+        del text
+        diagnostics.refresh(ls, item.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @isolated()
@@ -47,11 +59,13 @@ def register(server: PiLanguageServer) -> None:
             else:
                 doc.replace_all(change.text, params.text_document.version)
         doc.set_version(params.text_document.version)
-        diagnostics.publish(ls, uri)
+        diagnostics.refresh(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @isolated()
     def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls.documents.pop(uri, None)
+        doc = ls.documents.pop(uri, None)
+        if doc is not None:
+            doc.cancel()
         diagnostics.clear(ls, uri)

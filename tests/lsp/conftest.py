@@ -1,8 +1,9 @@
 """End-to-end fixtures: a pytest-lsp client driving ``python -m pi_lsp`` as a subprocess.
 
 ``client`` speaks with Visual Studio Code's capabilities (UTF-16); ``nvim_client`` with
-Neovim's, and ``utf8_client`` offers only UTF-8 positions. ``open_doc`` opens a text and
-waits for its first diagnostics.
+Neovim's, and ``utf8_client`` offers only UTF-8 positions. They all ask for diagnostics
+both pushed and pulled (``diagnosticMode: both``); the default mode is tested on its own.
+:func:`open_document` opens a text and waits for its first pushed diagnostics.
 """
 
 from __future__ import annotations
@@ -21,9 +22,20 @@ FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 OpenDoc = Callable[..., Awaitable[list[types.Diagnostic]]]
 
 
-async def _start(client: LanguageClient, capabilities: types.ClientCapabilities) -> None:
+BOTH = {"diagnosticMode": "both"}
+"""Push and pull at once, so tests can wait for pushed diagnostics and compare with pulled."""
+
+
+async def _start(
+    client: LanguageClient, capabilities: types.ClientCapabilities, options: object = BOTH
+) -> None:
     await client.initialize_session(
-        types.InitializeParams(capabilities=capabilities, root_uri=None, process_id=None)
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=None,
+            process_id=None,
+            initialization_options=options,
+        )
     )
 
 
@@ -73,3 +85,11 @@ async def open_document(
         params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         if params.uri == uri:
             return list(params.diagnostics)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def basic_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    """A client that declares no capabilities at all (plain Locations, flat symbols, ...)."""
+    await _start(lsp_client, types.ClientCapabilities())
+    yield
+    await lsp_client.shutdown_session()

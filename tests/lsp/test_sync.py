@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from lsprotocol import types
-from pytest_lsp import LanguageClient
+import asyncio
 
-from .conftest import open_document
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from .conftest import SERVER, _start, open_document
 
 HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
 
@@ -64,3 +68,47 @@ async def test_pull_equals_push(client: LanguageClient) -> None:
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     assert list(report.items) == pushed
     assert {d.code for d in pushed} == {"PI400", "PI001", "PI002"}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def default_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    """VS Code's capabilities and no initialization options: the default diagnostic mode."""
+    await _start(lsp_client, client_capabilities("visual-studio-code"), None)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def push_only_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    """A client that cannot pull diagnostics, with no initialization options."""
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document is not None
+    caps.text_document.diagnostic = None
+    await _start(lsp_client, caps, None)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_pulling_client_gets_no_pushed_duplicates(default_client: LanguageClient) -> None:
+    uri = "file:///tmp/pi-lsp-test/auto.jsonl"
+    default_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="jsonl", version=1, text="\n".join([HEADER, entry("a", "x")])
+            )
+        )
+    )
+    report = await default_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert [d.code for d in report.items] == ["PI400"]
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(
+            default_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 1.0
+        )
+
+
+async def test_client_that_cannot_pull_gets_pushed(push_only_client: LanguageClient) -> None:
+    diags = await open_document(push_only_client, "\n".join([HEADER, entry("a", "x")]))
+    assert [d.code for d in diags] == ["PI400"]

@@ -1,0 +1,25 @@
+// Bundles the extension and vscode-languageclient into one CommonJS file: out/extension.js.
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const ctx = await esbuild.context({
+    entryPoints: ['src/extension.ts'],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outfile: 'out/extension.js',
+    external: ['vscode'],
+    minify: production,
+    sourcemap: !production,
+    sourcesContent: false,
+    logLevel: 'warning',
+});
+if (watch) {
+    await ctx.watch();
+} else {
+    await ctx.rebuild();
+    await ctx.dispose();
+}

@@ -1,0 +1,75 @@
+"""``pi-lsp context FILE [--leaf ID | --leaf-line N] [--json]``: what pi sends to the model.
+
+The messages of pi's ``buildSessionContext`` from the leaf (default: the last entry, as
+pi resumes), compaction and ``retainedTail`` honoured, v1/v2 files migrated in memory.
+Text output: one message per line, prefixed with the (1-based) line of its entry.
+``--json`` prints ``{"messages": [{"role", "line", "title"}], "thinkingLevel", "model"}``
+with 0-based lines, the shape of the server's ``pi-lsp.context`` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pi_lsp.core import context, migrate
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.edits import read_snapshot
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``context`` subcommand."""
+    p = sub.add_parser("context", help="print the messages pi would send to the model")
+    p.add_argument("file", type=Path, metavar="FILE")
+    leaf = p.add_mutually_exclusive_group()
+    leaf.add_argument("--leaf", metavar="ID", help="build the context from this entry")
+    leaf.add_argument("--leaf-line", type=int, metavar="N", help="... from the entry on line N")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def _model(model: dict[str, Any] | None) -> str:
+    if model is None:
+        return "none"
+    return "/".join(str(v) for v in model.values() if isinstance(v, str)) or "?"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the context of FILE."""
+    path: Path = args.file
+    try:
+        text, _ = read_snapshot(path)
+    except OSError as exc:
+        print(f"pi-lsp context: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    a = analyze(text, path=str(path))
+    if not migrate.pi_accepts(a):
+        print(f"pi-lsp context: {path}: pi refuses this file (no session header)", file=sys.stderr)
+        return 1
+    if args.leaf is not None and args.leaf not in a.tree.ids and a.version >= 2:
+        print(f"pi-lsp context: no entry with id {args.leaf!r}", file=sys.stderr)
+        return 1
+    leaf_line = args.leaf_line - 1 if args.leaf_line is not None else None
+    leaf = args.leaf if args.leaf is not None else migrate.UNDEFINED
+    ctx = context.session_context(a, leaf, leaf_line)
+    if ctx.cycle:
+        print(
+            "pi-lsp context: the leaf's parent chain is a cycle; pi would hang here",
+            file=sys.stderr,
+        )
+    if args.json:
+        sys.stdout.write(orjson.dumps(ctx.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0
+    out = sys.stdout
+    leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"
+    out.write(
+        f"{len(ctx.messages)} messages · leaf {leaf_text} · thinking "
+        f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
+    )
+    for m in ctx.messages:
+        out.write(f"{m.line + 1:>7}  {m.title}\n")
+    return 0

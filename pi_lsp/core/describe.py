@@ -1,0 +1,481 @@
+"""Human descriptions of entries and sessions: titles, previews, facts and totals.
+
+Everything here is bounded: a preview never reads more than a few kilobytes of any
+string (a 50 MB line costs the same as a short one), image data is never shown, and
+runs that look like base64 are replaced by ``[base64]``. Titles are one line: every
+whitespace run (including U+2028/U+2029) collapses to a single space.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from .analysis import Analysis
+from .lines import Kind
+from .memo import per_analysis
+from .refs import index, labels, tool_calls
+
+TITLE_LIMIT = 80
+PREVIEW_LIMIT = 240
+_SCAN = 4096  # never look further than this into one string
+_SPACE = re.compile(r"\s+")
+_BASE64 = re.compile(r"(?:data:[\w.+/-]+;base64,)?[A-Za-z0-9+/]{64,}={0,2}")
+
+
+def clip(text: str, limit: int = PREVIEW_LIMIT) -> str:
+    """``text`` on one line, base64 runs hidden, at most ``limit`` characters (with …)."""
+    head = text[: max(limit * 4, 256)] if len(text) > _SCAN else text
+    flat = _SPACE.sub(" ", _BASE64.sub("[base64]", head)).strip()
+    if len(flat) > limit:
+        return flat[: max(limit - 1, 0)].rstrip() + "…"
+    return flat + "…" if len(head) < len(text) else flat
+
+
+def clip_tail(text: str, limit: int) -> str:
+    """Like :func:`clip` but keeps the end (for paths and commands' last words)."""
+    flat = clip(text, max(limit * 4, limit))
+    return flat if len(flat) <= limit else "…" + flat[-(limit - 1) :].lstrip()
+
+
+def content_preview(content: Any, limit: int = PREVIEW_LIMIT) -> str:
+    """A short text for a message ``content`` (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return clip(content, limit)
+    if not isinstance(content, list):
+        return ""
+    texts: list[str] = []
+    calls: list[str] = []
+    thinking: list[str] = []
+    images = 0
+    for block in content[:64]:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(clip(block["text"], limit))
+        elif kind in ("toolCall", "tool_use"):
+            calls.append(_call_preview(block))
+        elif kind == "thinking":
+            text = block.get("thinking", block.get("text"))
+            if isinstance(text, str):
+                thinking.append(clip(text, limit))
+        elif kind == "image":
+            images += 1
+    parts = [t for t in texts if t]
+    if calls:
+        parts.append("→ " + ", ".join(calls[:4]) + (" …" if len(calls) > 4 else ""))
+    if images:
+        parts.append("[image]" if images == 1 else f"[{images} images]")
+    if not parts and thinking:
+        parts.append("(thinking) " + thinking[0])
+    return clip(" ".join(parts), limit)
+
+
+def _call_preview(block: dict[str, Any]) -> str:
+    name = block.get("name")
+    args = block.get("arguments", block.get("input"))
+    shown = ""
+    if isinstance(args, dict):
+        for key in ("path", "command", "file_path", "pattern", "url", "query"):
+            value = args.get(key)
+            if isinstance(value, str):
+                shown = clip_tail(value, 40) if key.endswith("path") else clip(value, 40)
+                break
+    label = name if isinstance(name, str) else "tool"
+    return f"{clip(label, 40)}({shown})"
+
+
+def _message_title(message: dict[str, Any], limit: int) -> str:
+    role = message.get("role")
+    role_name = role if isinstance(role, str) else "message"
+    if role == "toolResult":
+        name = message.get("toolName")
+        head = f"toolResult {clip(name, 40)}" if isinstance(name, str) else "toolResult"
+        if message.get("isError") is True:
+            head += " (error)"
+        return _join(head, content_preview(message.get("content"), limit), limit)
+    if role == "bashExecution":
+        command = message.get("command")
+        text = "$ " + clip(command, limit) if isinstance(command, str) else ""
+        return _join("bash", text, limit)
+    if role in ("custom", "hookMessage"):
+        kind = message.get("customType")
+        head = f"{role} {clip(kind, 40)}" if isinstance(kind, str) else role_name
+        return _join(head, content_preview(message.get("content"), limit), limit)
+    if role in ("branchSummary", "compactionSummary"):
+        summary = message.get("summary")
+        return _join(role_name, clip(summary, limit) if isinstance(summary, str) else "", limit)
+    return _join(role_name, content_preview(message.get("content"), limit), limit)
+
+
+def _join(head: str, text: str, limit: int) -> str:
+    return clip(f"{head}: {text}" if text else head, limit)
+
+
+def _str(obj: dict[str, Any], key: str, limit: int = 60) -> str | None:
+    value = obj.get(key)
+    return clip(value, limit) if isinstance(value, str) else None
+
+
+def object_title(obj: dict[str, Any], limit: int = TITLE_LIMIT) -> str:
+    """A one-line title for a parsed header or entry object (no cross-line facts)."""
+    etype = obj.get("type")
+    if not isinstance(etype, str):
+        return "(not an entry)"
+    if etype in ("session", "session_header"):
+        version = obj.get("version", 1)
+        ident = _str(obj, "id", 40)
+        return _join(f"session v{version}", ident or _str(obj, "cwd") or "", limit)
+    if etype == "message" and isinstance(obj.get("message"), dict):
+        return _message_title(obj["message"], limit)
+    if etype == "model_change":
+        model = "/".join(v for v in (_str(obj, "provider"), _str(obj, "modelId")) if v)
+        return _join("model", model, limit)
+    if etype == "thinking_level_change":
+        return _join("thinking level", _str(obj, "thinkingLevel") or "", limit)
+    if etype in ("compaction", "branch_summary"):
+        return _join(etype, _str(obj, "summary", limit) or "", limit)
+    if etype == "custom":
+        return _join("custom", _str(obj, "customType") or "", limit)
+    if etype == "custom_message":
+        head = "custom_message " + (_str(obj, "customType", 40) or "")
+        return _join(head.strip(), content_preview(obj.get("content"), limit), limit)
+    if etype == "label":
+        label = _str(obj, "label")
+        return _join("label", f'"{label}"' if label else "(cleared)", limit)
+    if etype == "session_info":
+        name = _str(obj, "name")
+        return _join("session name", f'"{name}"' if name else "(cleared)", limit)
+    return _generic_title(etype, obj, limit)
+
+
+def _generic_title(etype: str, obj: dict[str, Any], limit: int) -> str:
+    """Other dialects and unknown types: the first text-like field."""
+    for key in ("content", "summary", "output", "text", "name", "toolName"):
+        if key in obj:
+            value = obj[key]
+            text = clip(value, limit) if isinstance(value, str) else content_preview(value, limit)
+            if text:
+                return _join(etype, text, limit)
+    return clip(etype, limit)
+
+
+def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
+    """A short one-line title for ``line``: type or role, then a preview of its content."""
+    if not 0 <= line < len(analysis.infos):
+        return ""
+    info = analysis.infos[line]
+    if info.kind is Kind.BLANK:
+        return "(blank line)"
+    if info.kind is Kind.INVALID:
+        return "(invalid JSON)"
+    if info.kind is Kind.OTHER:
+        return "(not an entry)"
+    title = object_title(info.obj, limit)
+    target = info.obj.get("targetId") if info.type == "label" else None
+    if isinstance(target, str) and (found := analysis.tree.ids.get(target)) is not None:
+        return clip(f"{title} → line {found + 1}", limit)
+    return title
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts and cost of one or more assistant messages."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    @property
+    def total(self) -> int:
+        """All tokens, counted as pi's session stats count them."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.cost + other.cost,
+        )
+
+
+def _num(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if math.isfinite(value) else 0.0
+
+
+def usage_of(obj: dict[str, Any]) -> Usage | None:
+    """The usage of an assistant message entry (None for anything else)."""
+    message = obj.get("message")
+    if obj.get("type") != "message" or not isinstance(message, dict):
+        return None
+    usage = message.get("usage")
+    if message.get("role") != "assistant" or not isinstance(usage, dict):
+        return None
+    cost = usage.get("cost")
+    return Usage(
+        int(_num(usage.get("input"))),
+        int(_num(usage.get("output"))),
+        int(_num(usage.get("cacheRead"))),
+        int(_num(usage.get("cacheWrite"))),
+        _num(cost.get("total")) if isinstance(cost, dict) else 0.0,
+    )
+
+
+def model_of(obj: dict[str, Any]) -> str | None:
+    """``provider/model`` named by an assistant message, a model change or a v1 header."""
+    message = obj.get("message")
+    if obj.get("type") == "message" and isinstance(message, dict):
+        if message.get("role") != "assistant":
+            return None
+        provider, model = message.get("provider"), message.get("model")
+    else:
+        provider, model = obj.get("provider"), obj.get("modelId", obj.get("model"))
+    if not isinstance(model, str):
+        return None
+    name = f"{provider}/{model}" if isinstance(provider, str) else model
+    return clip(name, 80)
+
+
+def role_of(obj: dict[str, Any]) -> str | None:
+    """The message role of a message entry."""
+    message = obj.get("message")
+    role = message.get("role") if isinstance(message, dict) else None
+    return clip(role, 40) if isinstance(role, str) else None
+
+
+def kind_label(obj: dict[str, Any]) -> str:
+    """``role`` for messages, ``type`` otherwise (bounded)."""
+    role = role_of(obj) if obj.get("type") == "message" else None
+    etype = obj.get("type")
+    return role or (clip(etype, 40) if isinstance(etype, str) else "line")
+
+
+@dataclass(frozen=True, slots=True)
+class EntryFacts:
+    """What is known about one entry line, within the file's tree."""
+
+    line: int
+    type: str
+    role: str | None
+    title: str
+    preview: str
+    id: str | None
+    parent_id: str | None
+    parent: int | None
+    depth: int | None
+    children: tuple[int, ...]
+    label: str | None
+    label_lines: tuple[int, ...]
+    model: str | None
+    stop_reason: str | None
+    usage: Usage | None
+    timestamp: str | None
+    on_active_path: bool
+    is_leaf: bool
+    in_cycle: bool
+
+
+def entry_preview(obj: dict[str, Any], limit: int = PREVIEW_LIMIT) -> str:
+    """A longer preview of an entry's content than its title (bounded, no base64)."""
+    message = obj.get("message")
+    if obj.get("type") == "message" and isinstance(message, dict):
+        if message.get("role") == "bashExecution":
+            parts = [message.get("command"), message.get("output")]
+            return clip(" ⇒ ".join(clip(p, limit) for p in parts if isinstance(p, str)), limit)
+        for key in ("content", "summary"):
+            if key in message:
+                return content_preview(message[key], limit)
+        return ""
+    for key in ("summary", "content", "name", "label", "data"):
+        value = obj.get(key)
+        if isinstance(value, str | list):
+            return content_preview(value, limit)
+        if isinstance(value, dict):
+            return clip(orjson.dumps(shallow(value)).decode(), limit)
+    return ""
+
+
+def shallow(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a dict cut below its first level, strings clipped (for bounded previews)."""
+    out: dict[str, Any] = {}
+    for n, (key, item) in enumerate(value.items()):
+        if n >= 8:
+            out["…"] = "…"
+            break
+        if isinstance(item, str):
+            out[key] = clip(item, 40)
+        elif isinstance(item, dict | list):
+            out[key] = "{…}" if isinstance(item, dict) else "[…]"
+        else:
+            out[key] = item
+    return out
+
+
+def entry_facts(a: Analysis, line: int) -> EntryFacts | None:
+    """Facts about the entry on ``line`` (None when the line is not an entry)."""
+    if not 0 <= line < len(a.infos) or a.infos[line].kind is not Kind.ENTRY:
+        return None
+    obj = a.infos[line].obj
+    tree = a.tree
+    parent_id = obj.get("parentId")
+    message = obj.get("message")
+    stop = message.get("stopReason") if isinstance(message, dict) else None
+    stamp = obj.get("timestamp")
+    refs = index(a).by_line.get(line, [])
+    return EntryFacts(
+        line=line,
+        type=clip(str(obj.get("type")), 40),
+        role=role_of(obj),
+        title=entry_title(a, line),
+        preview=entry_preview(obj),
+        id=clip(tree.id_of[line], 80) if line in tree.id_of else None,
+        parent_id=clip(parent_id, 80) if isinstance(parent_id, str) else None,
+        parent=tree.parent.get(line),
+        depth=tree.depth.get(line),
+        children=tuple(tree.children.get(line, ())),
+        label=labels(a).get(line),
+        label_lines=tuple(s.line for s in refs if s.field == "targetId"),
+        model=model_of(obj),
+        stop_reason=clip(stop, 40) if isinstance(stop, str) else None,
+        usage=usage_of(obj),
+        timestamp=clip(stamp, 40) if isinstance(stamp, str) else None,
+        on_active_path=line in tree.active_set,
+        is_leaf=line == tree.leaf,
+        in_cycle=line in tree.cycle,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTotals:
+    """Whole-session numbers for the header: size, shape, tokens, cost, models and time."""
+
+    fmt: str
+    version: int
+    id: str | None
+    name: str | None
+    cwd: str | None
+    parent_session: str | None
+    entries: int
+    roles: dict[str, int]
+    branches: int
+    leaves: int
+    roots: int
+    compactions: int
+    tool_calls: int
+    active_path: int
+    usage: Usage
+    models: tuple[str, ...]
+    started: str | None
+    ended: str | None
+    duration: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (camelCase keys) for commands and the command line."""
+        return {
+            "format": self.fmt,
+            "version": self.version,
+            "id": self.id,
+            "name": self.name,
+            "cwd": self.cwd,
+            "parentSession": self.parent_session,
+            "entries": self.entries,
+            "messages": dict(self.roles),
+            "branchPoints": self.branches,
+            "leaves": self.leaves,
+            "roots": self.roots,
+            "compactions": self.compactions,
+            "toolCalls": self.tool_calls,
+            "activePathLength": self.active_path,
+            "tokens": {
+                "input": self.usage.input,
+                "output": self.usage.output,
+                "cacheRead": self.usage.cache_read,
+                "cacheWrite": self.usage.cache_write,
+                "total": self.usage.total,
+            },
+            "cost": round(self.usage.cost, 6),
+            "models": list(self.models),
+            "started": self.started,
+            "ended": self.ended,
+            "durationSeconds": self.duration,
+        }
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
+
+
+@per_analysis
+def session_totals(a: Analysis) -> SessionTotals:
+    """Totals over every entry of the file (tokens and cost: assistant messages, as pi sums)."""
+    header = a.header
+    tree = a.tree
+    roles: dict[str, int] = {}
+    usage = Usage()
+    models: dict[str, None] = {}
+    if (first_model := model_of(header)) is not None and header.get("type") == "session":
+        models[first_model] = None
+    name: str | None = None
+    compactions = calls = 0
+    times = [t for t in [_parse_time(header.get("timestamp"))] if t is not None]
+    for line in tree.entries:
+        obj = a.infos[line].obj
+        etype = obj.get("type")
+        role = role_of(obj) if etype == "message" else None
+        if role is not None:
+            roles[role] = roles.get(role, 0) + 1
+        if (used := usage_of(obj)) is not None:
+            usage += used
+        if (model := model_of(obj)) is not None:
+            models.setdefault(model, None)
+        if etype == "compaction":
+            compactions += 1
+        elif etype == "session_info":
+            value = obj.get("name")
+            name = clip(value, 120) if isinstance(value, str) and value.strip() else None
+        calls += len(tool_calls(obj))
+        if (stamp := _parse_time(obj.get("timestamp"))) is not None:
+            times.append(stamp)
+    started, ended = (min(times), max(times)) if times else (None, None)
+    ident = header.get("id")
+    cwd = header.get("cwd")
+    parent = header.get("parentSession")
+    return SessionTotals(
+        fmt=a.fmt,
+        version=a.version,
+        id=clip(ident, 80) if isinstance(ident, str) else None,
+        name=name,
+        cwd=clip(cwd, 200) if isinstance(cwd, str) else None,
+        parent_session=clip(parent, 300) if isinstance(parent, str) else None,
+        entries=len(tree.entries),
+        roles=roles,
+        branches=len(tree.branch_points),
+        leaves=len(tree.leaves),
+        roots=len(tree.roots),
+        compactions=compactions,
+        tool_calls=calls,
+        active_path=len(tree.active),
+        usage=usage,
+        models=tuple(models),
+        started=started.isoformat().replace("+00:00", "Z") if started else None,
+        ended=ended.isoformat().replace("+00:00", "Z") if ended else None,
+        duration=(ended - started).total_seconds() if started and ended else None,
+    )

@@ -1,0 +1,260 @@
+"""Hover texts (Markdown) for a cursor position: entries, references, keys and the header.
+
+Every text starts with the type or role of what it describes in bold. Previews come from
+:mod:`pi_lsp.core.describe`, so they are short, on one line and free of base64.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import orjson
+
+from . import schema, schema_info
+from .analysis import Analysis
+from .cursor import cursor_at
+from .describe import (
+    EntryFacts,
+    SessionTotals,
+    Usage,
+    clip,
+    entry_facts,
+    entry_title,
+    kind_label,
+    session_totals,
+    shallow,
+)
+from .jsonl import PathItem
+from .lines import Kind
+from .refs import Site, Subject, references_to, resolve, subject_at, tool_sites
+
+_MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+@dataclass(frozen=True, slots=True)
+class HoverText:
+    """Markdown for a hover and the code-point span ``(start, end)`` it applies to."""
+
+    markdown: str
+    line: int
+    span: tuple[int, int]
+
+
+def md_escape(text: str) -> str:
+    """Escape the Markdown characters that would change how a preview renders.
+
+    Underscores inside words (``branch_summary``) cannot start emphasis and stay as they are.
+    """
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(), text)
+
+
+def code(text: str) -> str:
+    """Inline code for a short value (backticks inside are made harmless)."""
+    return "`" + clip(text, 80).replace("`", "'") + "`"
+
+
+def _line_ref(a: Analysis, line: int) -> str:
+    return f"line {line + 1} ({md_escape(entry_title(a, line, 60))})"
+
+
+def _usage_text(usage: Usage) -> str:
+    return (
+        f"{usage.total:,} (in {usage.input:,} · out {usage.output:,} · cache read "
+        f"{usage.cache_read:,} · cache write {usage.cache_write:,}) · cost ${usage.cost:.4f}"
+    )
+
+
+def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
+    """The hover of an entry: type/role, preview, tree position, model, usage and time."""
+    head = f"**{md_escape(facts.role or facts.type)}**"
+    if facts.role:
+        head += f" · {md_escape(facts.type)}"
+    if facts.id is not None:
+        head += f" · {code(facts.id)}"
+    if facts.label:
+        head += f" · 🏷 {md_escape(clip(facts.label, 60))}"
+    out = [head, ""]
+    if facts.preview:
+        out += [f"> {md_escape(facts.preview)}", ""]
+    where = f"line {facts.line + 1}"
+    if facts.depth is not None:
+        where += f" · depth {facts.depth}"
+    where += " · on the active path" if facts.on_active_path else " · not on the active path"
+    if facts.is_leaf:
+        where += " · **leaf** (pi resumes here)"
+    items = [where]
+    if facts.parent is not None:
+        items.append(f"parent: {_line_ref(a, facts.parent)}")
+    elif facts.parent_id is not None:
+        items.append(f"parent: {code(facts.parent_id)} names no entry in this file")
+    elif facts.line in a.tree.entries and a.version >= 2:
+        items.append("parent: none (a root)")
+    if facts.in_cycle:
+        items.append("**in a parentId cycle**")
+    if facts.children:
+        shown = ", ".join(str(c + 1) for c in facts.children[:12])
+        more = f" and {len(facts.children) - 12} more" if len(facts.children) > 12 else ""
+        what = " (branch point)" if len(facts.children) > 1 else ""
+        items.append(f"children: line{'s' if len(facts.children) > 1 else ''} {shown}{more}{what}")
+    if facts.label_lines:
+        items.append("labelled by: line " + ", ".join(str(n + 1) for n in facts.label_lines[:12]))
+    if facts.model:
+        model = f"model: {md_escape(facts.model)}"
+        if facts.stop_reason:
+            model += f" · stopReason: {md_escape(facts.stop_reason)}"
+        items.append(model)
+    if facts.usage is not None:
+        items.append(f"tokens: {_usage_text(facts.usage)}")
+    if facts.timestamp:
+        items.append(f"time: {md_escape(facts.timestamp)}")
+    out += [f"- {item}" for item in items]
+    return "\n".join(out)
+
+
+def _duration(seconds: float) -> str:
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m {secs:02d}s"
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def totals_markdown(t: SessionTotals) -> str:
+    """The hover of the header: the whole session's totals."""
+    head = f"**session** · {t.fmt} v{t.version}"
+    if t.id:
+        head += f" · {code(t.id)}"
+    out = [head, ""]
+    if t.name:
+        out += [f"**{md_escape(t.name)}**", ""]
+    roles = ", ".join(f"{md_escape(r)} {n:,}" for r, n in sorted(t.roles.items()))
+    items = []
+    if t.cwd:
+        items.append(f"cwd: {md_escape(t.cwd)}")
+    if t.parent_session:
+        items.append(f"forked from: {md_escape(t.parent_session)}")
+    items.append(f"entries: {t.entries:,}" + (f" (messages: {roles})" if roles else ""))
+    items.append(
+        f"tree: {t.roots} root{'s' if t.roots != 1 else ''}, {t.branches} branch point"
+        f"{'s' if t.branches != 1 else ''}, {t.leaves} lea{'ves' if t.leaves != 1 else 'f'}; "
+        f"active path {t.active_path:,} entries"
+    )
+    items.append(f"compactions: {t.compactions} · tool calls: {t.tool_calls:,}")
+    items.append(f"tokens: {_usage_text(t.usage)}")
+    if t.models:
+        items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
+    if t.duration is not None and t.started and t.ended:
+        items.append(f"duration: {_duration(t.duration)} ({t.started} → {t.ended})")
+    out += [f"- {item}" for item in items]
+    return "\n".join(out)
+
+
+def _target_markdown(a: Analysis, site: Site) -> str:
+    targets = resolve(a, site)
+    field = md_escape(site.field)
+    if site.field == "parentSession":
+        path = targets[0].file or ""
+        exists = "exists" if os.path.isfile(path) else "**not found**"
+        return f"**parentSession** → {md_escape(clip(path, 300))} ({exists})"
+    if not targets:
+        what = "no line" if site.field == "firstKeptEntryIndex" else "no entry"
+        value = str(site.value)
+        if site.field == "fromId" and value == "root":
+            return '**fromId** `"root"`: the abandoned branch started at the root'
+        return f"**{field}** {code(value)} names {what} in this file"
+    if site.field == "toolCallId":
+        calls = [_call_markdown(a, t.line, int(t.path[2])) for t in targets[:3]]
+        return "\n\n".join(calls)
+    line = targets[0].line
+    assert line is not None
+    facts = entry_facts(a, line)
+    if facts is None:
+        return f"**{field}** → line {line + 1}"
+    return entry_markdown(a, facts) + f"\n\n*{field} → line {line + 1}*"
+
+
+def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
+    if line is None:
+        return "**toolCall**"
+    message = a.infos[line].obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    call = content[block] if isinstance(content, list) and block < len(content) else {}
+    name = call.get("name") if isinstance(call, dict) else None
+    args = call.get("arguments") if isinstance(call, dict) else None
+    head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {line + 1}"
+    if isinstance(args, dict):
+        head += f"\n\n> {md_escape(clip(orjson.dumps(shallow(args)).decode(), 240))}"
+    return head
+
+
+def _tool_markdown(a: Analysis, subject: Subject) -> str:
+    tool_id = subject.tool_id or ""
+    calls, results = tool_sites(a, tool_id)
+    if subject.site is not None:
+        return _target_markdown(a, subject.site)
+    head = _call_markdown(a, *calls[0]) if calls else f"**toolCall** {code(tool_id)}"
+    if not results:
+        return head + "\n\n- no toolResult answers this call"
+    answered = ", ".join(_line_ref(a, site.line) for site in results[:6])
+    return head + f"\n\n- answered by: {answered}"
+
+
+def _schema_name(a: Analysis, line: int) -> str | None:
+    info = a.infos[line]
+    if info.kind is Kind.HEADER:
+        return "header"
+    key = schema.schema_key(a.fmt, a.version)
+    etype = info.obj.get("type")
+    return etype if isinstance(etype, str) and schema.has_definition(key, etype) else None
+
+
+def _key_markdown(a: Analysis, line: int, path: tuple[PathItem, ...]) -> str | None:
+    name = _schema_name(a, line)
+    if name is None:
+        return None
+    key = schema.schema_key(a.fmt, a.version)
+    desc = schema_info.description(key, name, path, a.infos[line].value)
+    if desc is None:
+        return None
+    where = ".".join(str(p) for p in path)
+    head = "**session**" if name == "header" else f"**{md_escape(kind_label(a.infos[line].obj))}**"
+    return f"{head} · {code(where)}\n\n{desc}"
+
+
+def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
+    """The hover for a cursor at ``(line, column)`` (code points), or None."""
+    if not 0 <= line < len(a.infos):
+        return None
+    info = a.infos[line]
+    if info.kind not in (Kind.ENTRY, Kind.HEADER):
+        return None
+    text = a.lines[line]
+    cur = cursor_at(text, column)
+    if cur is None:
+        return None
+    whole = a.line_span(line)
+    if cur.on_key and cur.node.key is not None:
+        md = _key_markdown(a, line, cur.path)
+        if md is not None:
+            return HoverText(md, line, cur.node.key)
+    subject = subject_at(a, line, column, cur)
+    if subject is not None and subject.site is not None:
+        if subject.kind == "tool":
+            return HoverText(_tool_markdown(a, subject), line, subject.span)
+        return HoverText(_target_markdown(a, subject.site), line, subject.span)
+    if subject is not None and subject.kind == "tool":
+        return HoverText(_tool_markdown(a, subject), line, subject.span)
+    if info.kind is Kind.HEADER:
+        return HoverText(totals_markdown(session_totals(a)), line, (whole.start, whole.end))
+    facts = entry_facts(a, line)
+    if facts is None:
+        return None
+    md = entry_markdown(a, facts)
+    if subject is not None and subject.declaration:
+        refs = references_to(a, line)
+        md += f"\n- referenced by {len(refs)} link{'s' if len(refs) != 1 else ''}"
+        return HoverText(md, line, subject.span)
+    return HoverText(md, line, (whole.start, whole.end))

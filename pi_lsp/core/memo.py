@@ -1,0 +1,37 @@
+"""Per-analysis memoisation: derived views computed once for each :class:`Analysis` object.
+
+An analysis is immutable once built and a new one replaces it on every edit, so results
+are keyed by identity and only the last few are kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from .analysis import Analysis
+
+T = TypeVar("T")
+
+
+def per_analysis(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
+    """Cache ``fn(analysis)`` for the four most recently used analyses."""
+    cache: list[tuple[Analysis, T]] = []
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def run(a: Analysis) -> T:
+        with lock:
+            for n, (cached, value) in enumerate(cache):
+                if cached is a:
+                    cache.insert(0, cache.pop(n))
+                    return value
+        value = fn(a)
+        with lock:
+            cache.insert(0, (a, value))
+            del cache[4:]
+        return value
+
+    return run

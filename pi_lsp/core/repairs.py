@@ -1,0 +1,577 @@
+"""Quick fixes for diagnostics, as minimal text edits.
+
+:func:`fixes` lists the fixes that make sense for one diagnostic (by code and line) in
+the current analysis; each :class:`Fix` computes its edits only when asked, so listing
+them is cheap even when an edit rewrites every line (migration). Where more than one fix
+makes sense, each is offered, the most likely first and marked preferred.
+
+Removing an entry never cuts the tree: its children are re-parented to its nearest
+surviving ancestor (v2/v3), and in v1 files the ``firstKeptEntryIndex`` of later
+compactions is shifted so it still names the same entry.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import links, migrate
+from .analysis import Analysis
+from .edits import (
+    TextEdit,
+    delete_lines,
+    fresh_id,
+    js_stringify,
+    remove_members,
+    set_members,
+)
+from .findings import Finding
+from .jsonl import locate, member_keys
+from .lines import Kind
+
+FIXABLE = frozenset(
+    {
+        "PI002",
+        "PI005",
+        "PI103",
+        "PI201",
+        "PI300",
+        "PI301",
+        "PI302",
+        "PI303",
+        "PI400",
+        "PI401",
+        "PI402",
+        "PI420",
+    }
+)
+"""Diagnostic codes that have at least one quick fix."""
+
+ID_REFERENCES: dict[str, tuple[str, ...]] = {
+    "parentId": (),
+    "targetId": ("label",),
+    "fromId": ("branch_summary",),
+    "firstKeptEntryId": ("compaction",),
+}
+"""Top-level members that name an entry id, and the entry types that carry them (() = any)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A quick fix: its title, the diagnostic code it fixes, and how to compute its edits."""
+
+    title: str
+    code: str
+    make: Callable[[], list[TextEdit]]
+    preferred: bool = False
+
+    def edits(self) -> list[TextEdit]:
+        """The edits of this fix, against the analysis it was made for."""
+        return self.make()
+
+
+def fixes(a: Analysis, code: str, line: int) -> list[Fix]:
+    """The fixes for the diagnostic ``code`` on ``line`` (none when it is not there now)."""
+    finding = next((f for f in a.findings if f.code == code and f.span.line == line), None)
+    if finding is None or code not in FIXABLE:
+        return []
+    return _BUILDERS[code](a, finding)
+
+
+def fix_all(a: Analysis) -> Fix | None:
+    """The ``source.fixAll`` fix: migrate to v3 (or, in v3, rename every ``hookMessage``)."""
+    version = migrate.source_version(a)
+    if version is not None:
+        return Fix(f"Migrate session v{version} to v3", "PI103", lambda: _migration(a))
+    roles = _hook_lines(a)
+    if roles:
+        return Fix(
+            f"Rename all {len(roles)} hookMessage roles to custom",
+            "PI301",
+            lambda: _rename_roles(a, roles),
+        )
+    return None
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def taken_ids(a: Analysis) -> set[str]:
+    """Every string id of a parsed line (a fresh id must differ from all of them)."""
+    return {info.obj["id"] for info in a.infos if isinstance(info.obj.get("id"), str)}
+
+
+def _migration(a: Analysis) -> list[TextEdit]:
+    m = migrate.plan(a)
+    return m.edits if m is not None else []
+
+
+def _previous_entry(a: Analysis, line: int, ok: Callable[[int], bool]) -> int | None:
+    """The nearest entry before ``line`` that has a string id and passes ``ok``."""
+    for p in range(line - 1, -1, -1):
+        if a.infos[p].kind is Kind.ENTRY and isinstance(a.infos[p].obj.get("id"), str) and ok(p):
+            return p
+    return None
+
+
+def _subtree(a: Analysis, line: int) -> list[int]:
+    """Descendants of ``line`` (bounded: a cycle is walked once)."""
+    out: list[int] = []
+    seen = {line}
+    stack = list(a.tree.children.get(line, ()))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        out.append(node)
+        stack.extend(a.tree.children.get(node, ()))
+    return out
+
+
+def _set_parent(a: Analysis, line: int, parent: int | None) -> list[TextEdit]:
+    value = "null" if parent is None else js_stringify(a.tree.id_of[parent])
+    return set_members(a.lines[line], line, [("parentId", value)], after="type")
+
+
+def remove_entries(a: Analysis, lines: set[int]) -> list[TextEdit]:
+    """Delete ``lines`` without cutting the tree or moving v1 compaction targets."""
+    edits = delete_lines(a.text, lines)
+    tree = a.tree
+    if a.version >= 2:
+        for child in tree.entries:
+            parent = tree.parent.get(child)
+            if child in lines or parent not in lines:
+                continue
+            seen: set[int] = set()
+            while parent is not None and parent in lines and parent not in seen:
+                seen.add(parent)
+                parent = tree.parent.get(parent)
+            if parent in lines:
+                parent = None
+            if parent is not None and parent not in tree.id_of:
+                parent = None
+            edits.extend(_set_parent(a, child, parent))
+        return edits
+    parsed = migrate.parsed_lines(a)
+    index_of = {line: n for n, line in enumerate(parsed)}
+    gone = sorted(index_of[line] for line in lines if line in index_of)
+    for line in tree.entries:
+        obj = a.infos[line].obj
+        raw = obj.get("firstKeptEntryIndex")
+        if line in lines or obj.get("type") != "compaction":
+            continue
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            continue
+        shift = bisect.bisect_left(gone, raw)
+        if shift:
+            start, end = locate(a.lines[line], ("firstKeptEntryIndex",)).value
+            edits.append(TextEdit.replace(line, start, end, str(raw - shift)))
+    return edits
+
+
+def _hook_lines(a: Analysis) -> list[int]:
+    return [f.span.line for f in a.findings if f.code == "PI301"]
+
+
+def _rename_roles(a: Analysis, lines: list[int]) -> list[TextEdit]:
+    edits: list[TextEdit] = []
+    for line in lines:
+        edits.extend(set_members(a.lines[line], line, [("role", '"custom"')], path=("message",)))
+    return edits
+
+
+def _line_no(line: int) -> str:
+    return f"line {line + 1}"
+
+
+# -- one builder per code -------------------------------------------------------------------
+
+
+def _fix_cut_off(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    return [
+        Fix(
+            "Remove the cut-off last line (pi skips it anyway)",
+            f.code,
+            lambda: delete_lines(a.text, [line]),
+            preferred=True,
+        )
+    ]
+
+
+def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    out = [Fix("Remove this blank line", f.code, lambda: delete_lines(a.text, [line]), True)]
+    blanks = [g.span.line for g in a.findings if g.code == "PI005"]
+    if len(blanks) > 1:
+        out.append(
+            Fix(
+                f"Remove all {len(blanks)} blank lines inside the file",
+                f.code,
+                lambda: delete_lines(a.text, blanks),
+            )
+        )
+    return out
+
+
+def _fix_migrate(a: Analysis, f: Finding) -> list[Fix]:
+    version = migrate.source_version(a)
+    if version is None:
+        return []
+    return [
+        Fix(
+            f"Migrate session v{version} to v3 (as pi does on load)",
+            f.code,
+            lambda: _migration(a),
+            preferred=True,
+        )
+    ]
+
+
+def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
+    out = []
+    if migrate.source_version(a) == 1:
+        out.append(
+            Fix(
+                "Migrate session to v3 as pi would (every entry gets a new id)",
+                f.code,
+                lambda: _migration(a),
+            )
+        )
+    if _ids_usable_as_v3(a):
+        assert a.header_line is not None
+        hl = a.header_line
+
+        def keep_ids() -> list[TextEdit]:
+            edits = set_members(a.lines[hl], hl, [("version", "3")], after="type")
+            roles = [
+                line
+                for line in a.tree.entries
+                if isinstance(a.infos[line].obj.get("message"), dict)
+                and a.infos[line].obj["message"].get("role") == "hookMessage"
+            ]
+            return edits + _rename_roles(a, roles)
+
+        out.insert(
+            0, Fix("Set the header version to 3, keeping the existing ids", f.code, keep_ids, True)
+        )
+    return out
+
+
+def _ids_usable_as_v3(a: Analysis) -> bool:
+    """True when every entry has a unique id and resolvable parent: the tree is sound as v3."""
+    if a.header_line is None:
+        return False
+    entries = a.tree.entries
+    if not entries:
+        return False
+    ids = []
+    for line in entries:
+        obj = a.infos[line].obj
+        if not isinstance(obj.get("id"), str) or "parentId" not in obj:
+            return False
+        ids.append(obj["id"])
+    if len(set(ids)) != len(ids):
+        return False
+    known = set(ids)
+    for line in entries:
+        parent = a.infos[line].obj["parentId"]
+        if parent is not None and parent not in known:
+            return False
+    tree = links.build_tree(a.infos, "pi", 3, a.header_line)
+    return not tree.cycle
+
+
+def _fix_pending(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    start, end = f.span.start, f.span.end
+    calls = {ident for ident, _ in _tool_call_ids(a, line)}
+    results = [
+        r
+        for r in _subtree(a, line)
+        if _tool_result_id(a, r) in calls and not _answered_elsewhere(a, r, line)
+    ]
+    doomed = {line, *results}
+    what = "Remove the pending assistant turn"
+    if results:
+        what += f" and its {len(results)} tool result{'s' if len(results) > 1 else ''}"
+    return [
+        Fix(
+            what + " (its children move to its parent)",
+            f.code,
+            lambda: remove_entries(a, doomed),
+            True,
+        ),
+        Fix(
+            'Mark the turn as aborted (stopReason "aborted"; pi no longer resends it)',
+            f.code,
+            lambda: [TextEdit.replace(line, start, end, '"aborted"')],
+        ),
+    ]
+
+
+def _tool_call_ids(a: Analysis, line: int) -> list[tuple[str, int]]:
+    message = a.infos[line].obj.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return []
+    return [
+        (block["id"], n)
+        for n, block in enumerate(message["content"])
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(block.get("id"), str)
+    ]
+
+
+def _tool_result_id(a: Analysis, line: int) -> str | None:
+    message = a.infos[line].obj.get("message")
+    if not isinstance(message, dict) or message.get("role") != "toolResult":
+        return None
+    ref = message.get("toolCallId")
+    return ref if isinstance(ref, str) else None
+
+
+def _answered_elsewhere(a: Analysis, result: int, removed: int) -> bool:
+    """True when another toolCall with the result's id stays on the result's path."""
+    ref = _tool_result_id(a, result)
+    for node in a.tree.path_to(result):
+        if node not in (removed, result) and any(i == ref for i, _ in _tool_call_ids(a, node)):
+            return True
+    return False
+
+
+def _fix_missing_ids(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    lacking = [g.span.line for g in a.findings if g.code == "PI300"]
+    prev = _previous_entry(a, line, lambda p: True)
+    where = f"the previous entry ({_line_no(prev)})" if prev is not None else "no parent (a root)"
+    out = [
+        Fix(
+            f"Give this entry a fresh id and {where} as parent",
+            f.code,
+            lambda: _give_ids(a, [line]),
+            preferred=True,
+        )
+    ]
+    if len(lacking) > 1:
+        out.append(
+            Fix(
+                f"Give all {len(lacking)} entries without id a fresh id, each parented to the "
+                "entry before it",
+                f.code,
+                lambda: _give_ids(a, lacking),
+            )
+        )
+    return out
+
+
+def _give_ids(a: Analysis, lines: list[int]) -> list[TextEdit]:
+    taken = taken_ids(a)
+    new: dict[int, str] = {}
+    edits: list[TextEdit] = []
+    wanted = set(lines)
+    for line in sorted(wanted):
+        obj = a.infos[line].obj
+        pairs = []
+        ident = obj.get("id")
+        if "id" not in obj:
+            ident = new[line] = fresh_id(taken)
+            pairs.append(("id", js_stringify(ident)))
+        elif isinstance(ident, str):
+            new[line] = ident
+        if "parentId" not in obj:
+            prev = _previous_entry_or_new(a, line, new)
+            pairs.append(("parentId", js_stringify(prev)))
+        edits.extend(set_members(a.lines[line], line, pairs, after="type"))
+    return edits
+
+
+def _previous_entry_or_new(a: Analysis, line: int, new: dict[int, str]) -> str | None:
+    for p in range(line - 1, -1, -1):
+        if p in new:
+            return new[p]
+        ident = a.infos[p].obj.get("id")
+        if a.infos[p].kind is Kind.ENTRY and isinstance(ident, str):
+            return ident
+    return None
+
+
+def _fix_hook_role(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    out = [
+        Fix(
+            "Rename role hookMessage to custom (the v3 name)",
+            f.code,
+            lambda: _rename_roles(a, [line]),
+            preferred=True,
+        )
+    ]
+    roles = _hook_lines(a)
+    if len(roles) > 1:
+        out.append(
+            Fix(
+                f"Rename all {len(roles)} hookMessage roles to custom",
+                f.code,
+                lambda: _rename_roles(a, roles),
+            )
+        )
+    return out
+
+
+def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    obj = a.infos[line].obj
+    text = a.lines[line]
+    out = []
+    raw = obj.get("firstKeptEntryIndex")
+    parsed = migrate.parsed_lines(a)
+    members = [m for m in member_keys(text) if m[0] == "firstKeptEntryIndex"]
+    if (
+        isinstance(raw, int)
+        and not isinstance(raw, bool)
+        and 0 < raw < len(parsed)
+        and "firstKeptEntryId" not in obj
+        and len(members) == 1
+    ):
+        target = parsed[raw]
+        ident = a.infos[target].obj.get("id")
+        if a.infos[target].kind is Kind.ENTRY and isinstance(ident, str):
+            (_, (start, _), (_, end)) = members[0]
+            out.append(
+                Fix(
+                    f'Convert to firstKeptEntryId "{ident}" (the entry on {_line_no(target)})',
+                    f.code,
+                    lambda: [
+                        TextEdit.replace(
+                            line, start, end, f'"firstKeptEntryId":{js_stringify(ident)}'
+                        )
+                    ],
+                    preferred=True,
+                )
+            )
+    if "firstKeptEntryId" in obj:  # without it, the entry would violate its schema
+        out.append(
+            Fix(
+                f"Remove firstKeptEntryIndex (pi ignores it in v{a.version})",
+                f.code,
+                lambda: remove_members(text, line, {"firstKeptEntryIndex"}),
+                preferred=not out,
+            )
+        )
+    return out
+
+
+def _fix_dangling(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    tree = a.tree
+    prev = _previous_entry(a, line, lambda p: line not in tree.path_to(p))
+    return _reparent_fixes(a, f, line, prev)
+
+
+def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> list[Fix]:
+    out = []
+    if prev is not None:
+        out.append(
+            Fix(
+                f"Re-parent to the previous entry ({_line_no(prev)})",
+                f.code,
+                lambda: _set_parent(a, line, prev),
+                preferred=True,
+            )
+        )
+    out.append(
+        Fix(
+            "Make this entry a root (parentId null)",
+            f.code,
+            lambda: _set_parent(a, line, None),
+            preferred=prev is None,
+        )
+    )
+    return out
+
+
+def _fix_cycle(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    tree = a.tree
+    prev = _previous_entry(a, line, lambda p: p not in tree.cycle and line not in tree.path_to(p))
+    return _reparent_fixes(a, f, line, prev)
+
+
+def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    ident = a.infos[line].obj.get("id")
+    if not isinstance(ident, str):
+        return []
+    later = [n for n in a.tree.entries if n > line and a.infos[n].obj.get("id") == ident]
+    until = later[0] if later else len(a.lines)
+    refs = [(n, key) for n in range(line + 1, until) for key in _id_refs(a.infos[n].obj, ident)]
+    start, end = f.span.start, f.span.end
+
+    def rename(move: bool) -> list[TextEdit]:
+        new = js_stringify(fresh_id(taken_ids(a)))
+        edits = [TextEdit.replace(line, start, end, new)]
+        if move:
+            for n, key in refs:
+                edits.extend(set_members(a.lines[n], n, [(key, new)]))
+        return edits
+
+    out = []
+    if refs:
+        out.append(
+            Fix(
+                f"Give this entry a fresh id and re-point the {len(refs)} reference"
+                f"{'s' if len(refs) > 1 else ''} written after it",
+                f.code,
+                lambda: rename(True),
+                preferred=True,
+            )
+        )
+    out.append(
+        Fix(
+            "Give this entry a fresh id (references keep naming the other entry)",
+            f.code,
+            lambda: rename(False),
+            preferred=not refs,
+        )
+    )
+    return out
+
+
+def _id_refs(obj: dict[str, Any], ident: str) -> list[str]:
+    """The members of ``obj`` that reference the entry id ``ident``."""
+    return [
+        key
+        for key, types in ID_REFERENCES.items()
+        if obj.get(key) == ident and (not types or obj.get("type") in types)
+    ]
+
+
+def _fix_orphan_result(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    return [
+        Fix(
+            "Remove the orphaned toolResult (its children move to its parent)",
+            f.code,
+            lambda: remove_entries(a, {line}),
+            preferred=True,
+        )
+    ]
+
+
+_BUILDERS: dict[str, Callable[[Analysis, Finding], list[Fix]]] = {
+    "PI002": _fix_cut_off,
+    "PI005": _fix_blank,
+    "PI103": _fix_migrate,
+    "PI201": _fix_pending,
+    "PI300": _fix_missing_ids,
+    "PI301": _fix_hook_role,
+    "PI302": _fix_first_kept_index,
+    "PI303": _fix_half_migrated,
+    "PI400": _fix_dangling,
+    "PI401": _fix_duplicate_id,
+    "PI402": _fix_cycle,
+    "PI420": _fix_orphan_result,
+}

@@ -1,0 +1,135 @@
+"""Read-only questions to the JSON Schemas: a property's description and allowed values.
+
+Unlike validation, these walk the schema by hand: ``$ref``, ``properties``, ``items``,
+``allOf`` and ``if``/``then`` branches. When the instance is known, an ``if`` whose
+``const`` conditions do not match it is skipped, so an assistant message's ``content``
+is described by the assistant branch and not by the first branch that has a ``content``.
+Without an instance (a line being typed), every branch is considered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from . import schema
+from .jsonl import PathItem
+
+_MISSING = object()
+
+
+def _resolve(root: dict[str, Any], node: Any) -> Any:
+    for _ in range(16):
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            break
+        ref: str = node["$ref"]
+        if not ref.startswith("#/$defs/"):
+            break
+        node = root.get("$defs", {}).get(ref.rsplit("/", 1)[-1])
+    return node
+
+
+def _matches(condition: Any, instance: Any) -> bool:
+    """True when ``instance`` may satisfy an ``if`` (only ``const``/``enum`` are checked)."""
+    if instance is _MISSING or not isinstance(condition, dict):
+        return True
+    props = condition.get("properties")
+    if not isinstance(props, dict) or not isinstance(instance, dict):
+        return True
+    for name, rule in props.items():
+        if not isinstance(rule, dict) or name not in instance:
+            continue
+        if "const" in rule and instance[name] != rule["const"]:
+            return False
+        if isinstance(rule.get("enum"), list) and instance[name] not in rule["enum"]:
+            return False
+    return True
+
+
+def _children(root: dict[str, Any], node: Any, item: PathItem, instance: Any) -> Iterator[Any]:
+    """Every schema node that may describe ``item`` under ``node`` for ``instance``."""
+    node = _resolve(root, node)
+    if not isinstance(node, dict):
+        return
+    if isinstance(item, int):
+        if "items" in node:
+            yield node["items"]
+    elif isinstance(node.get("properties"), dict) and item in node["properties"]:
+        yield node["properties"][item]
+    for key in ("allOf", "anyOf", "oneOf"):
+        for branch in node.get(key, []):
+            yield from _children(root, branch, item, instance)
+    if "then" in node and _matches(node.get("if"), instance):
+        yield from _children(root, node["then"], item, instance)
+
+
+def _step(instance: Any, item: PathItem) -> Any:
+    if instance is _MISSING:
+        return _MISSING
+    if isinstance(item, int) and isinstance(instance, list) and 0 <= item < len(instance):
+        return instance[item]
+    if isinstance(item, str) and isinstance(instance, dict) and item in instance:
+        return instance[item]
+    return _MISSING
+
+
+def nodes(key: str, name: str, path: tuple[PathItem, ...], instance: Any = _MISSING) -> list[Any]:
+    """The schema nodes of ``$defs/name`` in schema ``key`` that describe ``path``.
+
+    ``instance`` is the whole line's value when known; it selects ``if``/``then`` branches.
+    """
+    root = schema.load_schema(key)
+    current: list[Any] = [schema.definition(key, name)]
+    for item in path:
+        found: list[Any] = []
+        for node in current:
+            for child in _children(root, node, item, instance):
+                resolved = _resolve(root, child)
+                if resolved is not None and all(resolved is not f for f in found):
+                    found.append(resolved)
+        current = found
+        instance = _step(instance, item)
+        if not current:
+            return []
+    return [_resolve(root, n) for n in current if n is not None]
+
+
+def description(
+    key: str, name: str, path: tuple[PathItem, ...], instance: Any = _MISSING
+) -> str | None:
+    """The first description of the property at ``path`` (branch-aware), if any."""
+    for node in nodes(key, name, path, instance):
+        desc = node.get("description") if isinstance(node, dict) else None
+        if isinstance(desc, str):
+            return desc
+    return None
+
+
+def allowed_values(
+    key: str, name: str, path: tuple[PathItem, ...], instance: Any = _MISSING
+) -> list[Any]:
+    """The ``enum``/``const`` values allowed at ``path`` (union over branches, in order)."""
+    out: list[Any] = []
+    for node in nodes(key, name, path, instance):
+        if not isinstance(node, dict):
+            continue
+        values = node["enum"] if isinstance(node.get("enum"), list) else []
+        if "const" in node:
+            values = [node["const"]]
+        for value in values:
+            if value not in out:
+                out.append(value)
+    return out
+
+
+def line_kinds(key: str) -> list[str]:
+    """The ``type`` values the schema knows: the header's and every entry type's."""
+    root = schema.load_schema(key)
+    out: list[str] = []
+    for branch in root.get("allOf", []):
+        cond = branch.get("if", {}) if isinstance(branch, dict) else {}
+        rule = cond.get("properties", {}).get("type", {}) if isinstance(cond, dict) else {}
+        value = rule.get("const") if isinstance(rule, dict) else None
+        if isinstance(value, str) and value not in out:
+            out.append(value)
+    return out

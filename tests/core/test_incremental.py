@@ -1,0 +1,289 @@
+"""The incremental path: after any sequence of edits, a Document's analysis is a fresh one.
+
+Edits go through :meth:`Document.apply_change` (positions in UTF-16, UTF-8 or UTF-32
+code units, ranges spanning lines, text with ``\\r\\n``, lone ``\\r``, U+2028 and emoji,
+JSON broken and fixed, header versions, ids and parentIds changed, whole lines swapped
+for lines of other sessions). The expected text is kept with plain string slicing, so
+the document's own line math is checked too. After every sequence (and at random points
+in between, so each analysis builds on the previous one) the findings, their data, the
+tree, the line results and the reference index must equal those of :func:`analyze` on
+the same text. Also: cancelled and concurrent analyses end in the same result, the last
+analysis answers while the same text is re-analysed under new options, and files read
+line by line (:func:`read_lines`) give the same lines as the decoded whole.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pi_lsp.core import refs
+from pi_lsp.core.analysis import Analysis, Cancelled, Options, analyze
+from pi_lsp.core.document import Document, Position, read_lines
+from pi_lsp.core.files import read_text
+from pi_lsp.core.text import Encoding, from_units, split_lines, units
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BASES = [
+    DATA / "fixed" / "pi421-call-without-result.jsonl",
+    DATA / "broken" / "many-problems.jsonl",
+    DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl",
+    DATA / "broken" / "pi410-first-kept-off-path.jsonl",
+    DATA / "broken" / "pi413-v1-index-after-compaction.jsonl",
+    DATA / "broken" / "pi303-v1-header-with-ids.jsonl",
+    DATA / "broken" / "u2028-raw-separators-before-problem.jsonl",
+    DATA / "broken" / "pi402-two-entry-cycle.jsonl",
+    DATA / "book-valid.jsonl",
+]
+TEXTS = [p.read_bytes().decode("utf-8") for p in BASES]
+POOL = sorted({line for text in TEXTS for line in text.split("\n") if line.strip()})
+
+FRAGMENTS = [
+    "",
+    "\n",
+    "\r\n",
+    "\r",
+    "\u2028",
+    "\u2029\u0085",
+    "😀",
+    "é",
+    "{",
+    "}",
+    '"',
+    ",",
+    ":",
+    "null",
+    '"id":"x1",',
+    '"parentId":null,',
+    '"parentId":"zz",',
+    '"version":2,',
+    '"version":1,',
+    '"version":"3",',
+    '{"type":"label","id":"l9","parentId":null,"timestamp":"t","targetId":"nope"}',
+    "\n\n",
+    "  ",
+]
+
+
+def expected_offset(text: str, line: int, character: int, encoding: Encoding) -> int:
+    """A client position as an offset into ``text`` (clamped like the server clamps it)."""
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    lines, terms = parts[0::2], parts[1::2]
+    if line < 0:
+        return 0
+    if line >= len(lines):
+        return len(text)
+    base = sum(len(x) + len(t) for x, t in zip(lines[:line], terms, strict=False))
+    return base + from_units(lines[line], character, encoding)
+
+
+def check_same(doc: Document, expected: str) -> Analysis:
+    """The document holds ``expected`` and its analysis equals a fresh one."""
+    assert doc.source == expected
+    got = doc.analysis
+    fresh = analyze(expected, doc.path, doc.options)
+    assert got.findings == fresh.findings
+    assert [f.data for f in got.findings] == [f.data for f in fresh.findings]
+    assert got.tree == fresh.tree
+    assert (got.fmt, got.version, got.header_line) == (fresh.fmt, fresh.version, fresh.header_line)
+    assert [(i.kind, i.value, i.issues) for i in got.infos] == [
+        (i.kind, i.value, i.issues) for i in fresh.infos
+    ]
+    assert refs.index(got) == refs.index(fresh)  # views memoised across analyses stay right
+    return got
+
+
+@st.composite
+def edit(draw: st.DrawFn, text: str, encoding: Encoding) -> tuple[int, int, int, int, str]:
+    """A change near the content of ``text``: (start line, start char, end line, end char, new)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    sl = draw(st.integers(-1, len(lines)))
+    width = len(lines[sl]) if 0 <= sl < len(lines) else 3
+    sc = draw(st.integers(0, width * 2 + 2))
+    el = draw(st.sampled_from([sl, sl, sl + 1, sl + 2, sl - 1]))
+    ec = draw(st.integers(0, width * 2 + 2))
+    kind = draw(st.sampled_from(["fragment", "fragment", "pool", "digit", "mix", "value"]))
+    values = [(n, m.end()) for n, line in enumerate(lines) for m in re.finditer(r'":"', line)]
+    if kind == "value" and values:
+        # text at the start of a string value: the JSON stays valid (an id may now dangle)
+        sl, at = draw(st.sampled_from(values))
+        sc = ec = units(lines[sl][:at], encoding)
+        el = sl
+        new = draw(st.sampled_from(["a", "7", "😀", "\\u2028", "\u2028", "é"]))
+    elif kind == "pool":
+        # replace whole lines by a line of some session (ids, parents, tool calls, ...)
+        sc, ec = 0, 10**6
+        new = draw(st.sampled_from(POOL))
+    elif kind == "digit":
+        new = str(draw(st.integers(0, 9)))
+    elif kind == "mix":
+        new = "".join(draw(st.lists(st.sampled_from(FRAGMENTS), max_size=4)))
+    else:
+        new = draw(st.sampled_from(FRAGMENTS))
+    return sl, sc, el, ec, new
+
+
+@st.composite
+def scenario(
+    draw: st.DrawFn,
+) -> tuple[str, Encoding, list[tuple[tuple[int, int, int, int, str], bool]]]:
+    """A base text, an encoding, and edits (each with: analyse after it?)."""
+    text = draw(st.sampled_from(TEXTS))
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    encoding: Encoding = draw(st.sampled_from(["utf-16", "utf-16", "utf-8", "utf-32"]))
+    steps = []
+    current = text
+    for _ in range(draw(st.integers(1, 8))):
+        change = draw(edit(current, encoding))
+        sl, sc, el, ec, new = change
+        a = expected_offset(current, sl, sc, encoding)
+        b = expected_offset(current, el, ec, encoding)
+        a, b = min(a, b), max(a, b)
+        current = current[:a] + new + current[b:]
+        steps.append((change, draw(st.booleans())))
+    return text, encoding, steps
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario())
+def test_edits_match_a_fresh_analysis(
+    case: tuple[str, Encoding, list[tuple[tuple[int, int, int, int, str], bool]]],
+) -> None:
+    text, encoding, steps = case
+    doc = Document.open("file:///t/s.jsonl", text, 1, "/t/s.jsonl", Options())
+    check_same(doc, text)
+    expected = text
+    for (sl, sc, el, ec, new), analyse_now in steps:
+        a = expected_offset(expected, sl, sc, encoding)
+        b = expected_offset(expected, el, ec, encoding)
+        a, b = min(a, b), max(a, b)
+        expected = expected[:a] + new + expected[b:]
+        doc.apply_change(Position(sl, sc), Position(el, ec), new, encoding)
+        if analyse_now:
+            check_same(doc, expected)
+    check_same(doc, expected)
+
+
+def _position(doc: Document, needle: str, skip: int = 0) -> tuple[int, int]:
+    for n, line in enumerate(doc.lines):
+        if needle in line:
+            if skip == 0:
+                return n, units(line[: line.index(needle)], "utf-16")
+            skip -= 1
+    raise AssertionError(needle)
+
+
+def test_link_results_are_reused_for_an_edit_that_changes_no_link() -> None:
+    text = (DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl").read_bytes().decode()
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    before = doc.analysis
+    line, col = _position(doc, '"timestamp":"', skip=2)
+    at = col + len('"timestamp":"') + 1
+    doc.apply_change(Position(line, at), Position(line, at + 1), "1", "utf-16")
+    after = check_same(doc, doc.source)
+    assert after.tree is before.tree
+    line, col = _position(doc, '"parentId":"')
+    at = col + len('"parentId":"')
+    doc.apply_change(Position(line, at), Position(line, at), "x", "utf-16")
+    relinked = check_same(doc, doc.source)
+    assert relinked.tree is not after.tree
+    assert any(f.code == "PI400" for f in relinked.findings)
+
+
+def test_a_cancelled_analysis_is_resumed_with_its_finished_lines() -> None:
+    text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 40) + "\n"
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    calls = 0
+
+    def cancel_at_first_poll() -> bool:
+        nonlocal calls
+        calls += 1
+        return True
+
+    import pi_lsp.core.analysis as analysis_module
+
+    tick, analysis_module._TICK = analysis_module._TICK, 2000
+    try:
+        assert doc.run_analysis(cancelled=cancel_at_first_poll) is None
+        assert calls == 1 and doc.is_stale
+        assert isinstance(doc._partial, Cancelled) and doc._partial.partial
+        check_same(doc, text)
+    finally:
+        analysis_module._TICK = tick
+
+
+def test_changes_while_a_thread_analyses_end_in_the_latest_analysis() -> None:
+    text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 30) + "\n"
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    expected = text
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            doc.run_analysis()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        for n in range(60):
+            line = 1 + (n * 7) % (len(doc.lines) - 2)
+            doc.apply_change(
+                Position(line, 0), Position(line, 0), "\u2028" if n % 2 else "{", "utf-16"
+            )
+            expected_lines = expected.split("\n")
+            expected_lines[line] = ("\u2028" if n % 2 else "{") + expected_lines[line]
+            expected = "\n".join(expected_lines)
+    finally:
+        stop.set()
+        thread.join()
+    check_same(doc, expected)
+
+
+def test_the_last_analysis_answers_while_the_same_text_is_reanalysed() -> None:
+    text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 20) + "\n"
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    before = doc.analysis
+    started, release = threading.Event(), threading.Event()
+
+    def hold(done: int, total: int) -> None:
+        started.set()
+        release.wait(30)
+
+    import pi_lsp.core.analysis as analysis_module
+
+    tick, analysis_module._TICK = analysis_module._TICK, 2000
+    try:
+        doc.set_options(Options(large_line=100))
+        thread = threading.Thread(target=doc.run_analysis, args=(hold,))
+        thread.start()
+        assert started.wait(30)
+        assert doc.analysis is before  # same text, new options still being applied
+        release.set()
+        thread.join()
+    finally:
+        analysis_module._TICK = tick
+    after = doc.analysis
+    assert after is not before and after.options == Options(large_line=100)
+    assert any(f.code == "PI500" for f in after.findings)
+    check_same(doc, text)
+
+
+def test_read_lines_equals_splitting_the_decoded_file(tmp_path: Path) -> None:
+    samples = [
+        b"",
+        b"\n",
+        b"abc",
+        b'{"a":"\xe2\x80\xa8"}\n{"b":1}\n',  # raw U+2028 is not a line break
+        b"bad \xe2 byte\nnext\n",  # undecodable bytes survive as lone surrogates
+        b"\xef\xbb\xbfbom\r\ncrlf\rcr\n",
+        *(p.read_bytes() for p in BASES),
+    ]
+    for n, data in enumerate(samples):
+        path = tmp_path / f"{n}.jsonl"
+        path.write_bytes(data)
+        assert read_lines(path) == split_lines(read_text(path))

@@ -1,0 +1,308 @@
+"""Every quick fix: it removes its diagnostic, adds no error, and changes only its lines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from pi_lsp.core import repairs
+from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.edits import apply_edits
+from pi_lsp.core.findings import Severity
+
+from .pi_sessions import (
+    assistant,
+    changed_lines,
+    doc,
+    entry,
+    header,
+    hook,
+    result,
+    user,
+)
+
+A, B, C, D, E = "aaaaaaaa", "bbbbbbbb", "cccccccc", "dddddddd", "eeeeeeee"
+
+
+def errors(a: Analysis) -> Counter[str]:
+    return Counter(f.code for f in a.findings if f.severity == Severity.ERROR)
+
+
+def apply_fix(
+    text: str,
+    code: str,
+    line: int,
+    title: str,
+    *,
+    replaced: set[int] | frozenset[int] = frozenset(),
+    deleted: set[int] | frozenset[int] = frozenset(),
+) -> tuple[str, Analysis]:
+    """Apply the fix whose title contains ``title``; check the promises of every fix."""
+    a = analyze(text)
+    before = Counter(f.code for f in a.findings)
+    fixes = repairs.fixes(a, code, line)
+    chosen = [f for f in fixes if title in f.title]
+    assert len(chosen) == 1, [f.title for f in fixes]
+    out = apply_edits(a.text, chosen[0].edits())
+    b = analyze(out)
+    after = Counter(f.code for f in b.findings)
+    assert after[code] < before[code], f"{code} still there: {b.findings}"
+    new_errors = errors(b) - errors(a)
+    assert not new_errors, f"new errors: {[f for f in b.findings if f.code in new_errors]}"
+    assert changed_lines(text, out, deleted) == set(replaced)
+    return out, b
+
+
+def offered(text: str, code: str, line: int) -> list[str]:
+    return [f.title for f in repairs.fixes(analyze(text), code, line)]
+
+
+def test_no_fix_for_a_diagnostic_that_is_not_there() -> None:
+    assert repairs.fixes(analyze(doc(header(), user(A, None))), "PI400", 1) == []
+
+
+# ----------------------------------------------------------------------------- PI002, PI005
+
+
+def test_cut_off_last_line() -> None:
+    text = doc(header(), user(A, None)) + '{"type":"message","id":"b'
+    out, _ = apply_fix(text, "PI002", 2, "cut-off", deleted={2})
+    assert out == doc(header(), user(A, None))
+
+
+def test_blank_lines_one_or_all() -> None:
+    text = doc(header(), "", user(A, None), "  ", user(B, A))
+    assert offered(text, "PI005", 1) == [
+        "Remove this blank line",
+        "Remove all 2 blank lines inside the file",
+    ]
+    apply_fix(text, "PI005", 3, "this blank", deleted={3})
+    _out, b = apply_fix(text, "PI005", 1, "all 2", deleted={1, 3})
+    assert "PI005" not in {f.code for f in b.findings}
+
+
+# ---------------------------------------------------------------------------- PI103, PI303
+
+
+def test_migrate_quick_fix() -> None:
+    text = doc(header(None), user(None, False), assistant(None, False))
+    _out, b = apply_fix(text, "PI103", 0, "Migrate session v1", replaced={0, 1, 2})
+    assert b.version == 3 and not b.findings
+
+
+def test_half_migrated_offers_keep_ids_and_full_migration() -> None:
+    text = doc(header(1), user(A, None), hook(B, A), assistant(C, B))
+    assert offered(text, "PI303", 0) == [
+        "Set the header version to 3, keeping the existing ids",
+        "Migrate session to v3 as pi would (every entry gets a new id)",
+    ]
+    out, b = apply_fix(text, "PI303", 0, "keeping the existing ids", replaced={0, 2})
+    assert [json.loads(x).get("id") for x in out.split("\n")[1:4]] == [A, B, C]
+    assert b.version == 3 and not b.findings
+    apply_fix(text, "PI303", 0, "every entry gets a new id", replaced={0, 1, 2, 3})
+
+
+def test_half_migrated_with_broken_ids_only_migrates() -> None:
+    text = doc(header(1), user(A, None), user(A, "zzzzzzzz"), user(None, False))
+    assert offered(text, "PI303", 0) == [
+        "Migrate session to v3 as pi would (every entry gets a new id)"
+    ]
+
+
+# ----------------------------------------------------------------------------- PI201
+
+
+def test_pending_turn_removed_with_its_tool_results() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2"), stop="pending"),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+        user(E, D, "next"),
+    )
+    titles = offered(text, "PI201", 2)
+    assert titles[0].startswith("Remove the pending assistant turn and its 2 tool results")
+    out, b = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2, 3, 4}, replaced={5})
+    assert json.loads(out.split("\n")[2])["parentId"] == A  # the user turn moved up
+    assert b.tree.active == [1, 2]
+
+
+def test_pending_turn_marked_aborted() -> None:
+    text = doc(header(), user(A, None), assistant(B, A, stop="pending"))
+    out, _ = apply_fix(text, "PI201", 2, "aborted", replaced={2})
+    assert json.loads(out.split("\n")[2])["message"]["stopReason"] == "aborted"
+
+
+def test_pending_turn_in_v1_shifts_later_compaction_index() -> None:
+    text = doc(
+        header(None),
+        user(None, False, "u1"),
+        assistant(None, False, stop="pending"),
+        user(None, False, "u2"),
+        entry("compaction", None, False, summary="S", firstKeptEntryIndex=3, tokensBefore=1),
+    )
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={4})
+    assert json.loads(out.split("\n")[3])["firstKeptEntryIndex"] == 2  # still "u2"
+
+
+# ------------------------------------------------------------------------- PI300 - PI302
+
+
+def test_missing_ids_one_and_all() -> None:
+    text = doc(header(), user(A, None), user(None, False, "x"), user(None, False, "y"))
+    assert offered(text, "PI300", 2) == [
+        "Give this entry a fresh id and the previous entry (line 2) as parent",
+        "Give all 2 entries without id a fresh id, each parented to the entry before it",
+    ]
+    out, _ = apply_fix(text, "PI300", 2, "this entry", replaced={2})
+    obj = json.loads(out.split("\n")[2])
+    assert obj["parentId"] == A and len(obj["id"]) == 8
+    assert out.split("\n")[2].startswith(f'{{"type":"message","id":"{obj["id"]}","parentId":"{A}",')
+    out, b = apply_fix(text, "PI300", 2, "Give all", replaced={2, 3})
+    x, y = (json.loads(line) for line in out.split("\n")[2:4])
+    assert x["parentId"] == A and y["parentId"] == x["id"]
+    assert b.tree.active == [1, 2, 3]
+
+
+def test_missing_parent_only() -> None:
+    text = doc(header(), user(A, None), user(B, False))
+    out, _ = apply_fix(text, "PI300", 2, "fresh id", replaced={2})
+    assert json.loads(out.split("\n")[2]) | {} == {**json.loads(user(B, A))}
+
+
+def test_hook_message_one_and_all() -> None:
+    text = doc(header(), hook(A, None), hook(B, A))
+    assert len(offered(text, "PI301", 1)) == 2
+    apply_fix(text, "PI301", 2, "Rename role", replaced={2})
+    apply_fix(text, "PI301", 1, "all 2", replaced={1, 2})
+
+
+def test_first_kept_index_convert_or_remove() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        entry("compaction", C, B, summary="S", firstKeptEntryIndex=2, tokensBefore=5),
+    )
+    assert offered(text, "PI302", 3) == [
+        f'Convert to firstKeptEntryId "{B}" (the entry on line 3)',
+    ]
+    out, _ = apply_fix(text, "PI302", 3, "Convert", replaced={3})
+    assert out.split("\n")[3].endswith(f'"summary":"S","firstKeptEntryId":"{B}","tokensBefore":5}}')
+
+
+def test_first_kept_index_next_to_an_id_is_only_removed() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        entry("compaction", C, A, summary="S", firstKeptEntryId=A, firstKeptEntryIndex=1),
+    )
+    assert offered(text, "PI302", 2) == ["Remove firstKeptEntryIndex (pi ignores it in v3)"]
+    out, _ = apply_fix(text, "PI302", 2, "Remove", replaced={2})
+    assert "firstKeptEntryIndex" not in out
+
+
+# ------------------------------------------------------------------------- PI400 - PI402
+
+
+def test_dangling_parent_to_previous_or_root() -> None:
+    text = doc(header(), user(A, None), user(B, A), user(C, "ghost123"), user(D, C))
+    assert offered(text, "PI400", 3) == [
+        "Re-parent to the previous entry (line 3)",
+        "Make this entry a root (parentId null)",
+    ]
+    out, b = apply_fix(text, "PI400", 3, "previous", replaced={3})
+    assert b.tree.active == [1, 2, 3, 4]
+    out, b = apply_fix(text, "PI400", 3, "root", replaced={3})
+    assert json.loads(out.split("\n")[3])["parentId"] is None
+
+
+def test_dangling_parent_never_reparents_into_its_own_subtree() -> None:
+    # line 3's child comes first in the file (PI403): it must not become the parent
+    text = doc(header(), user(A, None), user(D, C), user(C, "ghost123"))
+    titles = offered(text, "PI400", 3)
+    assert titles[0] == "Re-parent to the previous entry (line 2)"
+    apply_fix(text, "PI400", 3, "previous", replaced={3})
+
+
+def test_duplicate_id_with_and_without_moving_references() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        user(A, B, "again"),  # duplicate of line 1
+        assistant(D, A),  # written after line 3: meant line 3
+        entry("label", E, D, targetId=A, label="here"),
+    )
+    titles = offered(text, "PI401", 3)
+    assert titles == [
+        "Give this entry a fresh id and re-point the 2 references written after it",
+        "Give this entry a fresh id (references keep naming the other entry)",
+    ]
+    out, b = apply_fix(text, "PI401", 3, "re-point", replaced={3, 4, 5})
+    new = json.loads(out.split("\n")[3])["id"]
+    assert json.loads(out.split("\n")[4])["parentId"] == new
+    assert json.loads(out.split("\n")[5])["targetId"] == new
+    assert b.tree.active == [1, 2, 3, 4, 5]  # the tree pi saw is kept
+    apply_fix(text, "PI401", 3, "keep naming", replaced={3})
+
+
+def test_cycle_to_previous_or_root() -> None:
+    text = doc(header(), user(A, None), user(B, C), user(C, B))
+    assert offered(text, "PI402", 2) == [
+        "Re-parent to the previous entry (line 2)",
+        "Make this entry a root (parentId null)",
+    ]
+    _, b = apply_fix(text, "PI402", 2, "previous", replaced={2})
+    assert not b.tree.cycle
+    apply_fix(text, "PI402", 3, "root", replaced={3})
+
+
+def test_self_parent_cycle() -> None:
+    text = doc(header(), user(A, A))
+    assert offered(text, "PI402", 1) == ["Make this entry a root (parentId null)"]
+    apply_fix(text, "PI402", 1, "root", replaced={1})
+
+
+# ----------------------------------------------------------------------------- PI420
+
+
+def test_orphaned_tool_result_removed_children_reparented() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        result(C, B, "nope"),
+        user(D, C),
+        user(E, C, "sibling"),
+    )
+    out, b = apply_fix(text, "PI420", 3, "orphaned", deleted={3}, replaced={4, 5})
+    assert [json.loads(x)["parentId"] for x in out.split("\n")[3:5]] == [B, B]
+    assert "PI420" not in {f.code for f in b.findings}
+
+
+def test_orphaned_last_line_without_newline() -> None:
+    text = doc(header(), user(A, None)) + result(C, A, "nope")
+    out, _ = apply_fix(text, "PI420", 2, "orphaned", deleted={2})
+    assert out == doc(header(), user(A, None))
+
+
+# ----------------------------------------------------------------------------- fix all
+
+
+def test_fix_all_migrates_or_renames() -> None:
+    fix = repairs.fix_all(analyze(doc(header(2), hook(A, None))))
+    assert fix is not None and fix.title == "Migrate session v2 to v3"
+    a = analyze(doc(header(), hook(A, None), hook(B, A)))
+    fix = repairs.fix_all(a)
+    assert fix is not None and fix.title == "Rename all 2 hookMessage roles to custom"
+    assert not analyze(apply_edits(a.text, fix.edits())).findings
+    assert repairs.fix_all(analyze(doc(header(), user(A, None)))) is None
+
+
+@pytest.mark.parametrize("code", sorted(repairs.FIXABLE))
+def test_every_fixable_code_has_a_builder(code: str) -> None:
+    assert code in repairs._BUILDERS

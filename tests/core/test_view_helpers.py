@@ -1,0 +1,163 @@
+"""Folding by turn, inlay hints, rename edits, document links, selection ranges, code lenses
+and the tree as JSON, on the hand-written sample session."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.doclinks import document_links
+from pi_lsp.core.findings import Span
+from pi_lsp.core.folding import Fold, turn_folds
+from pi_lsp.core.inlay import link_hints
+from pi_lsp.core.lens import code_lenses
+from pi_lsp.core.rename import LineEdit, RenameError, prepare_rename, rename
+from pi_lsp.core.selection import selection_spans
+from pi_lsp.core.treedata import tree_json
+
+from .features_sample import LINES, PATH, TEXT
+
+A = analyze(TEXT, PATH)
+
+
+def _value(line: int, value: str) -> tuple[int, int]:
+    start = LINES[line].index(f'"{value}"')
+    return start, start + len(value) + 2
+
+
+def test_turn_folds() -> None:
+    # the branch summary is a child of u1, so it still belongs to u1's turn
+    assert turn_folds(A) == [
+        Fold(2, 6, "user: hello world"),
+        Fold(7, 9, "user: again"),
+    ]
+
+
+def test_turn_ends_at_an_entry_of_another_branch() -> None:
+    other = '{"type":"custom","customType":"x","id":"x1","parentId":"m1","timestamp":"t"}'
+    a = analyze("\n".join([*LINES[:5], other]))
+    assert turn_folds(a) == [Fold(2, 4, "user: hello world")]
+
+
+def test_inlay_hints() -> None:
+    hints = [(h.line, h.column, h.label) for h in link_hints(A, 0, 20)]
+    assert hints == [
+        (5, _value(5, "u1")[1], "↑ line 3"),  # label targetId
+        (6, _value(6, "u1")[1], "↑ line 3"),  # parent is not the previous line
+        (6, _value(6, "l1")[1], "↑ line 6"),  # fromId
+        (8, LINES[8].rindex('"u2"') + 4, "↑ line 8"),  # firstKeptEntryId
+    ]
+    assert link_hints(A, 6, 6)[0].tooltip == "parentId → line 3: user: hello world"
+
+
+def test_inlay_hint_for_a_new_root() -> None:
+    reset = LINES[7].replace('"parentId":"b1"', '"parentId":null')
+    a = analyze("\n".join([*LINES[:7], reset]))
+    hint = link_hints(a, 7, 7)[0]
+    assert hint.label == "new root" and hint.column == reset.index("null") + 4
+
+
+def test_rename_an_entry_id_with_its_references() -> None:
+    assert prepare_rename(A, 2, LINES[2].index('"u1"') + 1) == (
+        _value(2, "u1")[0] + 1,
+        _value(2, "u1")[1] - 1,
+        "u1",
+    )
+    edits = rename(A, 5, LINES[5].index('"u1"') + 2, "first")
+    assert edits == [
+        LineEdit(2, *_value(2, "u1"), '"first"'),
+        LineEdit(3, *_value(3, "u1"), '"first"'),
+        LineEdit(5, *_value(5, "u1"), '"first"'),
+        LineEdit(6, *_value(6, "u1"), '"first"'),
+    ]
+
+
+def test_rename_a_tool_call() -> None:
+    edits = rename(A, 4, LINES[4].index("call_1"), 'c"2')
+    assert edits == [
+        LineEdit(3, *_value(3, "call_1"), '"c\\"2"'),
+        LineEdit(4, *_value(4, "call_1"), '"c\\"2"'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("a1", "already used on line 4"), ("", "cannot be empty"), ("root", "reserved")],
+)
+def test_rename_refusals(name: str, message: str) -> None:
+    with pytest.raises(RenameError, match=message):
+        rename(A, 2, LINES[2].index('"u1"') + 1, name)
+
+
+def test_nothing_to_rename_off_ids() -> None:
+    assert prepare_rename(A, 2, LINES[2].index("hello")) is None
+    assert prepare_rename(A, 0, LINES[0].index("parent.jsonl")) is None
+    assert rename(A, 2, LINES[2].index("hello"), "x") == []
+
+
+def test_document_links() -> None:
+    (link,) = document_links(A)
+    start, end = _value(0, "../parent.jsonl")
+    assert link.span == Span(0, start + 1, end - 1)
+    assert link.path == "/tmp/pi-lsp-features/parent.jsonl"
+
+
+def test_selection_ranges_grow_to_the_line() -> None:
+    line = LINES[3]
+    col = line.index("/src/a.ts") + 2
+    spans = selection_spans(A, 3, col)
+    path_value = (line.index('"/src/a.ts"'), line.index('"/src/a.ts"') + 11)
+    assert spans[0] == (path_value[0] + 1, path_value[1] - 1)
+    assert spans[1] == path_value
+    assert spans[2] == (line.index('"path"'), path_value[1])
+    assert spans[-1] == (0, len(line))
+    for inner, outer in pairwise(spans):
+        assert outer[0] <= inner[0] and inner[1] <= outer[1] and inner != outer
+
+
+def test_selection_on_a_broken_line_is_the_line() -> None:
+    a = analyze(LINES[0] + '\n{"type":"message", broken')
+    assert selection_spans(a, 1, 5) == [(0, len(a.lines[1]))]
+
+
+def test_code_lenses() -> None:
+    lenses = [(lens.line, lens.title) for lens in code_lenses(A)]
+    assert lenses == [
+        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000"),
+        (2, "⑂ branch point: 2 branches (lines 4, 7)"),
+        (8, "compaction: keeps from line 8"),
+        (9, "◀ leaf: pi resumes here (6 entries on the active path)"),
+    ]
+
+
+def test_tree_json() -> None:
+    data = tree_json(A)
+    assert data["leafId"] == "s1" and data["roots"] == ["m1"]
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["u1"] == {
+        "id": "u1",
+        "line": 2,
+        "parentId": "m1",
+        "type": "message",
+        "role": "user",
+        "title": "user: hello world",
+        "labels": ["start"],
+        "isLeaf": False,
+        "onActivePath": True,
+        "children": ["a1", "b1"],
+    }
+    assert nodes["s1"]["isLeaf"] and nodes["a1"]["onActivePath"] is False
+
+
+def test_tree_json_v1_and_duplicates_get_synthetic_ids() -> None:
+    header = '{"type":"session","id":"s","timestamp":"t","cwd":"/"}'
+    user = (
+        '{"type":"message","timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}'
+    )
+    data = tree_json(analyze("\n".join([header, user, user])))
+    assert [(n["id"], n["parentId"]) for n in data["nodes"]] == [("L1", None), ("L2", "L1")]
+    dup = LINES[2].replace('"id":"u1"', '"id":"m1"')
+    data = tree_json(analyze("\n".join([LINES[0], LINES[1], dup])))
+    assert [n["id"] for n in data["nodes"]] == ["L1", "m1"]

@@ -1,0 +1,125 @@
+"""Support for the real-editor tests: the broken session and where things are."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EDITORS = ROOT / "editors"
+SCREENSHOTS = Path(os.environ.get("PI_LSP_SCREENSHOTS", ROOT / "tests" / "editors" / "screenshots"))
+
+SESSION_ID = "01a22ab2-1ea0-75fc-8b18-c921ac60b3f8"
+SESSION_NAME = f"2026-11-30T04-24-06-050Z_{SESSION_ID}.jsonl"
+
+
+def _message(id_: str, parent: str | None, message: dict) -> str:
+    return json.dumps(
+        {
+            "type": "message",
+            "id": id_,
+            "parentId": parent,
+            "timestamp": "2026-11-30T04:24:07.000Z",
+            "message": message,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def _usage(inp: int, out: int) -> dict:
+    return {
+        "input": inp,
+        "output": out,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": inp + out,
+        "cost": {"input": 0.01, "output": 0.02, "cacheRead": 0, "cacheWrite": 0, "total": 0.03},
+    }
+
+
+# A v2 session (so PI103 + its "Migrate session to v3" quick fix apply) with two faults:
+# line 4 is not JSON (PI001) and line 5's parentId names no entry (PI400).
+BROKEN_LINES = [
+    json.dumps(
+        {
+            "type": "session",
+            "version": 2,
+            "id": SESSION_ID,
+            "timestamp": "2026-11-30T04:24:06.050Z",
+            "cwd": "/home/user/project",
+        },
+        separators=(",", ":"),
+    ),
+    '{"type":"model_change","id":"3e52c3aa","parentId":null,'
+    '"timestamp":"2026-11-30T04:24:06.056Z","provider":"anthropic","modelId":"claude-sonnet-4-5"}',
+    _message(
+        "47e18d94",
+        "3e52c3aa",
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Why does the parser drop the last line?"}],
+            "timestamp": 1763681581544,
+        },
+    ),
+    _message(
+        "54479bef",
+        "47e18d94",
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "The file was cut off while pi was writing it."}],
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "usage": _usage(4475, 632),
+            "stopReason": "stop",
+            "timestamp": 1763681581545,
+        },
+    ),
+    '{"type":"message","id":"5a5a5a5a","parentId":"54479bef","message":{"role":"user",,}}',
+    _message(
+        "6b6b6b6b",
+        "deadbeef",
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "And this one has lost its parent."}],
+            "timestamp": 1763681590000,
+        },
+    ),
+]
+BROKEN_SESSION = "\n".join(BROKEN_LINES) + "\n"
+# (line, code) pairs the server must report for BROKEN_SESSION (0-based lines)
+EXPECTED = {(0, "PI103"), (4, "PI001"), (5, "PI400")}
+DEFINITION_LINE = 3  # the assistant: its parentId "47e18d94" is the user message on line 2
+DEFINITION_TARGET = 2
+HOVER_LINE = 2
+
+
+def definition_column(line: int = DEFINITION_LINE) -> int:
+    """0-based column inside the parentId value on ``line`` (ASCII line: bytes == chars)."""
+    text = BROKEN_LINES[line]
+    return text.index('"parentId":"') + len('"parentId":"') + 2
+
+
+@dataclass
+class Session:
+    home: Path
+    path: Path
+
+
+def server_command() -> list[str]:
+    """How the editors start the server under test: this interpreter, ``-m pi_lsp``."""
+    return [sys.executable, "-m", "pi_lsp"]
+
+
+def make_session(tmp_path: Path) -> Session:
+    """Write the broken session under ``<tmp>/home/.pi/agent/sessions/--<cwd>--/``."""
+    home = tmp_path / "home"
+    d = home / ".pi" / "agent" / "sessions" / "--home-user-project--"
+    d.mkdir(parents=True)
+    path = d / SESSION_NAME
+    path.write_text(BROKEN_SESSION, encoding="utf-8")
+    return Session(home=home, path=path)

