@@ -20,7 +20,8 @@ import orjson
 
 from pi_lsp import __version__
 from pi_lsp.core.analysis import Options, analyze
-from pi_lsp.core.files import expand, read_text, sessions_dir
+from pi_lsp.core.document import read_lines
+from pi_lsp.core.files import expand, sessions_dir
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
@@ -67,10 +68,11 @@ class FileReport:
 def check_file(path: str, settings: Settings) -> FileReport:
     """Analyse one file from disk; never raises for a bad file."""
     try:
-        text = read_text(Path(path))
+        # line by line: never the whole text as one str (up to 4 bytes per character)
+        lines = read_lines(Path(path))
     except OSError as exc:
         return FileReport(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")
-    analysis = analyze(text, path=path, options=Options(large_line=settings.large_line))
+    analysis = analyze(lines, path=path, options=Options(large_line=settings.large_line))
     findings = settings.apply(analysis.findings)
     version = analysis.version if analysis.header_line is not None else None
     return FileReport(path, version, diagnostics(findings, analysis.lines, path_uri(path)))

@@ -88,6 +88,8 @@ class Analysis:
     ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
     context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them.
+    ``links_token`` is shared by successive analyses whose lines are at the same positions
+    and agree in every :func:`link_facts` (views of the links keyed by it stay valid).
     """
 
     text: SplitText
@@ -102,6 +104,7 @@ class Analysis:
     cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
+    links_token: object = field(default_factory=object, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -392,6 +395,7 @@ def _analyze(
         assert previous is not None
         analysis.tree = previous.tree
         analysis.link_findings = previous.link_findings
+        analysis.links_token = previous.links_token
     else:
         analysis.tree = links.build_tree(infos, fmt, version, header_line)
         links.check(analysis)
@@ -426,7 +430,7 @@ def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[
 
 
 def link_facts(info: LineInfo) -> tuple[Any, ...]:
-    """Everything about one line that :mod:`pi_lsp.core.links` reads (pi format).
+    """Everything about one line that :mod:`pi_lsp.core.links` and :func:`refs.index` read.
 
     Two lines with equal facts contribute identically to the tree and to the link
     findings. Keep this in step with ``links.py``: a field read there must appear here.
@@ -462,6 +466,8 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
                 "firstKeptEntryIndex",
                 "targetId",
                 "fromId",
+                "label",
+                "parentSession",
             )
         ),
         "id" in obj,

@@ -35,3 +35,29 @@ def per_analysis(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
         return value
 
     return run
+
+
+def per_links(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
+    """Like :func:`per_analysis`, but shared by analyses with the same ``links_token``.
+
+    For views that read only the tree and the fields of :func:`analysis.link_facts`: an
+    edit that changes no link (typing in a message) keeps them.
+    """
+    cache: list[tuple[object, T]] = []
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def run(a: Analysis) -> T:
+        token = a.links_token
+        with lock:
+            for n, (cached, value) in enumerate(cache):
+                if cached is token:
+                    cache.insert(0, cache.pop(n))
+                    return value
+        value = fn(a)
+        with lock:
+            cache.insert(0, (token, value))
+            del cache[4:]
+        return value
+
+    return run

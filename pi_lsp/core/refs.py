@@ -20,7 +20,7 @@ from .cursor import Cursor, cursor_at
 from .findings import Span
 from .jsonl import PathItem, locate
 from .lines import Kind
-from .memo import per_analysis
+from .memo import per_links
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),
@@ -113,9 +113,9 @@ def tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
     ]
 
 
-@per_analysis
+@per_links
 def index(a: Analysis) -> Index:
-    """The reference index of ``a`` (computed once per analysis)."""
+    """The reference index of ``a`` (computed once per state of the links)."""
     idx = Index()
     by_line: dict[int, list[Site]] = defaultdict(list)
     calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
