@@ -27,6 +27,7 @@ from .analysis import Analysis
 from .edits import TextEdit, apply_edits, fresh_id, js_stringify, remove_members, set_members
 from .jsonl import member_keys
 from .lines import Kind
+from .memo import per_analysis
 
 CURRENT_VERSION = 3
 _PARSED = (Kind.HEADER, Kind.ENTRY, Kind.OTHER)
@@ -63,6 +64,7 @@ class Migration:
     header_line: int = 0
 
 
+@per_analysis
 def parsed_lines(a: Analysis) -> list[int]:
     """The lines in pi's list of parsed entries (header = index 0), in file order."""
     return [i for i, info in enumerate(a.infos) if info.kind in _PARSED]

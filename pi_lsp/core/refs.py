@@ -21,6 +21,7 @@ from .findings import Span
 from .jsonl import PathItem, locate
 from .lines import Kind
 from .memo import per_links
+from .migrate import parsed_lines
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),
@@ -147,13 +148,9 @@ def index(a: Analysis) -> Index:
     return idx
 
 
-def _parsed_lines(a: Analysis) -> list[int]:
-    return [i for i, info in enumerate(a.infos) if info.value is not None]
-
-
 def _entry_target(a: Analysis, site: Site) -> int | None:
     if site.field == "firstKeptEntryIndex":
-        parsed = _parsed_lines(a)
+        parsed = parsed_lines(a)
         value = int(site.value)
         if 0 < value < len(parsed) and a.infos[parsed[value]].kind is Kind.ENTRY:
             return parsed[value]

@@ -13,14 +13,16 @@ import importlib.resources
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
 
 from .compiled import compile_definitions
+
+if TYPE_CHECKING:  # jsonschema is imported only when a line fails the compiled check
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 SCHEMA_FILES: dict[str, str] = {
     "pi.1": "session.v1.schema.json",
@@ -59,6 +61,8 @@ def schema_text(version: int, fmt: str = "pi") -> str:
 
 @functools.cache
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+
     resources = []
     for key in SCHEMA_FILES:
         schema = load_schema(key)
@@ -84,6 +88,8 @@ def validator(key: str, name: str) -> Draft202012Validator | None:
     if not has_definition(key, name):
         return None
     root = load_schema(key)["$id"]
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator({"$ref": f"{root}#/$defs/{name}"}, registry=_registry())
 
 

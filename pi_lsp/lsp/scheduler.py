@@ -10,9 +10,10 @@ then calls ``on_ready(uri)`` (which publishes diagnostics for the current versio
   next run, so a burst of hundreds of edits analyses the last version, not every one;
 - an analysis still running after :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds shows
   work-done progress (``$/progress``) when the client supports it;
-- after publishing, ``warm(analysis)`` runs in a background thread to precompute the views
+- once a document has been left unchanged for :data:`WARM_AFTER` seconds after its
+  diagnostics, ``warm(analysis)`` runs in a background thread to precompute the views
   requests need (the reference index, session totals), so the first hover or definition
-  after an analysis does not pay for them;
+  does not pay for them, and a burst of typing is not slowed down by them;
 - :meth:`Scheduler.ready` lets an async handler await the current analysis without
   blocking the loop.
 """
@@ -37,6 +38,9 @@ from . import progress
 from .server import PiLanguageServer
 
 T = TypeVar("T")
+
+WARM_AFTER = 0.5
+"""Seconds without a change after which the views requests need are precomputed."""
 
 log = logging.getLogger("pi_lsp")
 
@@ -141,8 +145,15 @@ class Scheduler:
                     continue
             self.on_ready(uri)
             if self.warm is not None:
-                self.background.submit(functools.partial(self._warm, doc, doc.analysis))
+                asyncio.get_running_loop().call_later(
+                    WARM_AFTER, self._warm_soon, doc, doc.analysis
+                )
             return True
+
+    def _warm_soon(self, doc: Document, analysis: Analysis) -> None:
+        """On the loop: hand the warm-up to the background thread if the text is unchanged."""
+        if not doc.is_stale and doc.analysis is analysis:
+            self.background.submit(functools.partial(self._warm, doc, analysis))
 
     def _warm(self, doc: Document, analysis: Analysis) -> None:
         """In the background thread: precompute what requests need, unless the text moved on."""
