@@ -20,8 +20,7 @@ import orjson
 
 from pi_lsp import __version__
 from pi_lsp.core.analysis import Options, analyze
-from pi_lsp.core.document import read_lines
-from pi_lsp.core.files import expand, sessions_dir
+from pi_lsp.core.files import expand, read_lines, sessions_dir
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings

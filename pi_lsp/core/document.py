@@ -18,38 +18,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .analysis import Analysis, Cancelled, Options, analyze
 from .text import Encoding, SplitText, from_units, split_lines, to_units
-
-
-def read_lines(path: Path) -> SplitText:
-    """A file's lines, decoded one by one (never the whole text as one ``str``).
-
-    Same result as ``split_lines(read_text(path))``: UTF-8, with bytes that are not
-    valid UTF-8 kept as lone surrogates (``surrogateescape``). Peak memory is the bytes
-    plus the lines, not also one ``str`` of the whole text (which CPython stores at up
-    to 4 bytes per character once a single emoji appears in it).
-    """
-    data = path.read_bytes()
-    if b"\r" in data:
-        return split_lines(_decode(data))
-    view = memoryview(data)
-    lines: list[str] = []
-    start = 0
-    while (end := data.find(b"\n", start)) >= 0:
-        lines.append(_decode(view[start:end]))
-        start = end + 1
-    lines.append(_decode(view[start:]))
-    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
-
-
-def _decode(data: bytes | memoryview) -> str:
-    try:
-        return str(data, "utf-8")
-    except UnicodeDecodeError:
-        return str(data, "utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True, slots=True)

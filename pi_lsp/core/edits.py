@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .files import decode
 from .jsonl import locate, member_keys
 from .text import SplitText, split_lines
 
@@ -233,11 +234,7 @@ def encode(text: str) -> bytes:
 def read_snapshot(path: Path) -> tuple[str, Snapshot]:
     """Read ``path`` as text (undecodable bytes kept as lone surrogates) with its snapshot."""
     data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", "surrogateescape")
-    return text, Snapshot.of(path, data)
+    return decode(data), Snapshot.of(path, data)
 
 
 def backup_path(path: Path) -> Path:

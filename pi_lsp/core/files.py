@@ -6,14 +6,40 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from .text import SplitText, split_lines
+
+
+def decode(data: bytes | memoryview) -> str:
+    """UTF-8 text; undecodable bytes survive as lone surrogates (reported as PI001)."""
+    try:
+        return str(data, "utf-8")
+    except UnicodeDecodeError:
+        return str(data, "utf-8", "surrogateescape")
+
 
 def read_text(path: Path) -> str:
-    """Read a file as UTF-8; undecodable bytes survive as lone surrogates (reported as PI001)."""
+    """Read a whole file as text (see :func:`decode`)."""
+    return decode(path.read_bytes())
+
+
+def read_lines(path: Path) -> SplitText:
+    """A file's lines, decoded one by one (never the whole text as one ``str``).
+
+    Same result as ``split_lines(read_text(path))``. Peak memory is the bytes plus the
+    lines, not also one ``str`` of the whole text (which CPython stores at up to 4 bytes
+    per character once a single emoji appears in it).
+    """
     data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
+    if b"\r" in data:
+        return split_lines(decode(data))
+    view = memoryview(data)
+    lines: list[str] = []
+    start = 0
+    while (end := data.find(b"\n", start)) >= 0:
+        lines.append(decode(view[start:end]))
+        start = end + 1
+    lines.append(decode(view[start:]))
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
 
 
 def sessions_dir() -> Path:

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from pi_lsp.core import refs
 from pi_lsp.core.analysis import Analysis, Cancelled, Options, analyze
-from pi_lsp.core.document import Document, Position, read_lines
-from pi_lsp.core.files import read_text
+from pi_lsp.core.document import Document, Position
+from pi_lsp.core.files import read_lines, read_text
 from pi_lsp.core.text import Encoding, from_units, split_lines, units
 
 DATA = Path(__file__).resolve().parents[1] / "data"
