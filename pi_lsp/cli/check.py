@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
 from pi_lsp import __version__
 from pi_lsp.core.analysis import Options, analyze
 from pi_lsp.core.files import expand, read_lines, sessions_dir
 from pi_lsp.core.findings import Severity
+from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
 
@@ -205,15 +203,7 @@ def _print_json(reports: list[FileReport], out: TextIO) -> None:
         for r in reports
         if r.error is None
     ]
-    out.write(_dumps({"files": files}) + "\n")
-
-
-def _dumps(document: Any) -> str:
-    """Indented JSON; text quoting undecodable bytes (lone surrogates) is escaped, not fatal."""
-    try:
-        return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(document, indent=2)
+    out.write(dumps({"files": files}, indent=True) + "\n")
 
 
 _SARIF_LEVEL = {1: "error", 2: "warning", 3: "note", 4: "note"}
@@ -277,7 +267,7 @@ def _print_sarif(reports: list[FileReport], out: TextIO) -> None:
             }
         ],
     }
-    out.write(_dumps(sarif) + "\n")
+    out.write(dumps(sarif, indent=True) + "\n")
 
 
 def _plural(n: int, severity: int) -> str:

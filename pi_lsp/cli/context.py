@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from pi_lsp.core import context, migrate
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
+from pi_lsp.core.jsontext import dumps
 
 
 def add_parser(sub: Any) -> None:
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        sys.stdout.write(orjson.dumps(ctx.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(dumps(ctx.to_json(), indent=True) + "\n")
         return 0
     out = sys.stdout
     leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"

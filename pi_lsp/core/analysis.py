@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import math
 import re
 import threading
@@ -35,11 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-import orjson
-
 from . import links
 from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
+from .jsontext import dumps
 from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
 from .text import SplitText, split_lines
 from .tree import Tree
@@ -236,6 +234,15 @@ class _Lines:
         # pi trims the file's text: the first non-blank line is parsed without leading
         # whitespace (a BOM), and never shares cached results with other lines
         self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
+        self.last = next(
+            (i for i in range(len(lines) - 1, -1, -1) if not is_blank(lines[i])), -1
+        )
+
+    def edge(self, i: int, text: str) -> LineInfo | None:
+        """A fresh parse of the first or last non-blank line (trimmed as pi trims), else None."""
+        if i != self.first and i != self.last:
+            return None
+        return parse(text, first=i == self.first, last=i == self.last)
 
     def parse_only(self, upto: int | None = None) -> list[LineInfo]:
         """Parse results of the first ``upto`` lines (all by default), unchecked."""
@@ -245,8 +252,9 @@ class _Lines:
         mine: dict[str, LineInfo] = {}
         budget = _TICK
         for i, text in enumerate(lines):
-            if i == self.first:
-                out.append(parse(text, first=True))
+            edge = self.edge(i, text)
+            if edge is not None:
+                out.append(edge)
                 continue
             info = mine.get(text)
             if info is None:
@@ -272,9 +280,9 @@ class _Lines:
         total = len(self.lines)
         budget = _TICK
         for i, text in enumerate(self.lines):
-            if i == self.first:
-                base = parsed[i] if parsed else parse(text, first=True)
-                infos.append(self._check(text, ctx, [], base))
+            edge = parsed[i] if parsed and i in (self.first, self.last) else self.edge(i, text)
+            if edge is not None:
+                infos.append(self._check(text, ctx, [], edge))
                 continue
             info = cache.get(text)
             if info is None:
@@ -647,7 +655,7 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
                 "PI102",
                 Severity.ERROR,
                 version_span,
-                f"unsupported session version {_json(raw)} (expected an integer 1-3); "
+                f"unsupported session version {clip_json(raw)} (expected an integer 1-3); "
                 f"{_js_migration(raw)}",
             )
         )
@@ -694,12 +702,10 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
             )
 
 
-def _json(value: Any) -> str:
-    """A value as JSON text, for messages (what the user wrote, not Python's repr)."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(value)
+def clip_json(value: Any, limit: int = 60) -> str:
+    """A value as JSON text for a message (what the user wrote, not Python's repr), clipped."""
+    text = dumps(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _js_number(value: Any) -> float:

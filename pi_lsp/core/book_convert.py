@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import re
 import uuid
 from collections import defaultdict
@@ -47,10 +46,9 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
-import orjson
-
 from . import book
 from .analysis import Analysis, analyze
+from .jsontext import stringify
 from .lines import Kind
 
 CUSTOM_TYPE = "pi-lsp/book"
@@ -145,14 +143,6 @@ def _session_id(text: str, path: str | None) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"pi-lsp:book:{digest}"))
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON as pi writes it (``JSON.stringify``: raw UTF-8, escaped lone surrogates)."""
-    try:
-        return orjson.dumps(value).decode("utf-8")
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-
-
 def _num(value: Any) -> int | float:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
@@ -221,12 +211,12 @@ class _Converter:
         self._plan_thinking()
         self._plan_tool_calls()
         self._plan_users()
-        out = [dumps(self._header())]
+        out = [stringify(self._header())]
         for line, info in enumerate(self.a.infos):
             if line == self.a.header_line or info.kind is Kind.BLANK:
                 continue
             if info.kind is Kind.ENTRY:
-                out.extend(dumps(entry) for entry in self._entry(line, self._obj(line)))
+                out.extend(stringify(entry) for entry in self._entry(line, self._obj(line)))
             else:
                 out.append(self.a.lines[line])
                 self._lose(line, (), "kept as is: not a book entry (pi skips such lines)")

@@ -96,21 +96,29 @@ def is_blank(text: str) -> bool:
     return m is not None and m.end() == len(text)
 
 
-def parse(text: str, first: bool = False) -> LineInfo:
+_JS_SPACE_END = re.compile(_JS_SPACE.pattern + r"\Z")
+
+
+def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
     """Classify one line: blank, invalid JSON, some other JSON, header or entry.
 
-    ``first`` marks the first non-blank line of the file: pi trims the whole file's text
-    before splitting it, so leading whitespace there (a BOM, say) is not part of the JSON.
+    ``first`` and ``last`` mark the first and last non-blank lines of the file: pi trims
+    the whole file's text before splitting it, so leading whitespace on the first (a BOM,
+    say) and trailing whitespace on the last (U+00A0, say) are not part of the JSON.
     """
     if is_blank(text):
         return LineInfo(Kind.BLANK)
     body = text
+    shift = 0  # characters trimmed off the start
     if first:
-        m = _JS_SPACE.match(text)
-        body = text[m.end() :] if m else text
+        m = _JS_SPACE.match(body)
+        shift = m.end() if m else 0
+        body = body[shift:]
+    if last:
+        m = _JS_SPACE_END.search(body)
+        body = body[: m.start()] if m else body
     value, error = parse_line(body)
     if error is not None:
-        shift = len(text) - len(body)
         error = ParseError(error.offset + shift, error.message, error.at_end)
         return LineInfo(Kind.INVALID, error=error)
     if isinstance(value, dict) and isinstance(value.get("type"), str):

@@ -109,9 +109,15 @@ def _migration(a: Analysis) -> list[TextEdit]:
 
 
 def _previous_entry(a: Analysis, line: int, ok: Callable[[int], bool]) -> int | None:
-    """The nearest entry before ``line`` that has a string id and passes ``ok``."""
+    """The nearest entry before ``line`` that its id names and that passes ``ok``.
+
+    An entry whose id a later duplicate shadows is skipped: pi's index resolves that id
+    to the other entry, so a link written with it would not point here.
+    """
     for p in range(line - 1, -1, -1):
-        if a.infos[p].kind is Kind.ENTRY and isinstance(a.infos[p].obj.get("id"), str) and ok(p):
+        ident = a.infos[p].obj.get("id")
+        named_here = isinstance(ident, str) and a.tree.ids.get(ident) == p
+        if a.infos[p].kind is Kind.ENTRY and named_here and ok(p):
             return p
     return None
 

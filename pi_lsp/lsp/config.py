@@ -9,6 +9,7 @@ import logging
 from typing import Any, ClassVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from pi_lsp.core.settings import parse_settings
 
@@ -77,8 +78,28 @@ async def pull_settings(ls: PiLanguageServer) -> None:
         apply_settings(ls, result[0])
 
 
+class _NotARefusal(logging.Filter):
+    """Drop pygls's tracebacks for errors a handler answers on purpose (JSON-RPC errors)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, JsonRpcException)
+
+
+def _quiet_refusals() -> None:
+    """pygls logs every error answer with its traceback; keep that for real failures only."""
+    pygls_log = logging.getLogger("pygls")
+    if not any(isinstance(h.filters[0] if h.filters else None, _NotARefusal) for h in pygls_log.handlers):
+        stderr = logging.StreamHandler()
+        stderr.setLevel(logging.WARNING)
+        stderr.addFilter(_NotARefusal())
+        pygls_log.addHandler(stderr)
+        pygls_log.propagate = False
+
+
 def register(server: PiLanguageServer) -> None:
     """Register initialize / initialized / didChangeConfiguration handlers."""
+    _quiet_refusals()
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
     log.addHandler(handler)
