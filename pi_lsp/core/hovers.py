@@ -28,7 +28,15 @@ from .describe import (
 )
 from .jsonl import PathItem
 from .lines import Kind
-from .refs import Site, Subject, references_to, resolve, subject_at, tool_sites
+from .refs import (
+    TOOL_RESULT_FIELDS,
+    Site,
+    Subject,
+    references_to,
+    resolve,
+    subject_at,
+    tool_sites,
+)
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
@@ -165,8 +173,8 @@ def _target_markdown(a: Analysis, site: Site) -> str:
         if site.field == "fromId" and value == "root":
             return '**fromId** `"root"`: the abandoned branch started at the root'
         return f"**{field}** {code(value)} names {what} in this file"
-    if site.field == "toolCallId":
-        calls = [_call_markdown(a, t.line, int(t.path[2])) for t in targets[:3]]
+    if site.field in TOOL_RESULT_FIELDS:
+        calls = [_call_markdown(a, t.line, int(t.path[-1])) for t in targets[:3]]
         return "\n\n".join(calls)
     line = targets[0].line
     assert line is not None
@@ -179,11 +187,13 @@ def _target_markdown(a: Analysis, site: Site) -> str:
 def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
     if line is None:
         return "**toolCall**"
-    message = a.infos[line].obj.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
+    obj = a.infos[line].obj
+    message = obj.get("message")
+    # pi: message.content[...] toolCall blocks; second dialect: content[...] tool_use blocks
+    content = message.get("content") if isinstance(message, dict) else obj.get("content")
     call = content[block] if isinstance(content, list) and block < len(content) else {}
     name = call.get("name") if isinstance(call, dict) else None
-    args = call.get("arguments") if isinstance(call, dict) else None
+    args = call.get("arguments", call.get("input")) if isinstance(call, dict) else None
     head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {line + 1}"
     if isinstance(args, dict):
         head += f"\n\n> {md_escape(clip(orjson.dumps(shallow(args)).decode(), 240))}"

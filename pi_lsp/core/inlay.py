@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .analysis import Analysis
 from .describe import entry_title
 from .lines import Kind
-from .refs import line_sites, resolve, span_of
+from .refs import TOOL_RESULT_FIELDS, line_sites, resolve, span_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ def link_hints(a: Analysis, first: int, last: int) -> list[Hint]:
             end = span_of(a, line, ("parentId",)).end
             out.append(Hint(line, end, "new root", "parentId is null: a new root (leaf reset)"))
         for site in line_sites(a, line):
-            if site.field in ("parentSession", "toolCallId"):
+            if site.field == "parentSession" or site.field in TOOL_RESULT_FIELDS:
                 continue
             targets = resolve(a, site)
             if not targets or targets[0].line is None:

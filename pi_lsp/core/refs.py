@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from . import book
 from .analysis import Analysis
 from .cursor import Cursor, cursor_at
 from .findings import Span
@@ -32,6 +33,12 @@ ID_FIELDS: dict[str, tuple[str, ...]] = {
 """Top-level fields that hold an entry id, and the entry types they belong to (() = all)."""
 
 TOOL_CALL_ID = ("message", "toolCallId")
+
+TOOL_RESULT_FIELDS = frozenset({"toolCallId", "toolUseId"})
+"""Fields that name a tool call (pi: ``message.toolCallId``; second dialect: both)."""
+
+BOOK_ENTRY_FIELDS = frozenset({"parentId", "summarizedEntryIds", "branchRootId"})
+"""Fields of the second dialect that hold an entry id."""
 
 
 def span_of(a: Analysis, line: int, path: tuple[PathItem, ...]) -> Span:
@@ -80,6 +87,8 @@ def line_sites(a: Analysis, line: int) -> list[Site]:
         return (
             [Site(line, "parentSession", ("parentSession",), ref)] if isinstance(ref, str) else []
         )
+    if a.fmt == "book":
+        return [_book_site(line, link) for link in book.links_of(obj)]
     out: list[Site] = []
     etype = obj.get("type")
     for name, types in ID_FIELDS.items():
@@ -95,6 +104,12 @@ def line_sites(a: Analysis, line: int) -> list[Site]:
         if isinstance(ref, str):
             out.append(Site(line, "toolCallId", TOOL_CALL_ID, ref))
     return out
+
+
+def _book_site(line: int, link: book.Link) -> Site:
+    """A second-dialect link as a site, named by its last key (``summarizedEntryIds``, ...)."""
+    name = next(str(p) for p in reversed(link.path) if isinstance(p, str))
+    return Site(line, name, tuple(link.path), link.value)
 
 
 def tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
@@ -125,7 +140,7 @@ def index(a: Analysis) -> Index:
     for line in lines:
         for site in line_sites(a, line):
             idx.sites.append(site)
-            if site.field == "toolCallId":
+            if site.field in TOOL_RESULT_FIELDS:
                 results[str(site.value)].append(site)
                 continue
             target = _entry_target(a, site)
@@ -133,6 +148,9 @@ def index(a: Analysis) -> Index:
                 by_line[target].append(site)
         for block, ident in tool_calls(a.infos[line].obj):
             calls[ident].append((line, block))
+    if a.fmt == "book":
+        for ident, uses in book.tool_uses(a).items():
+            calls[ident].extend((line, int(path[1])) for line, path in uses)
     idx.by_line, idx.calls, idx.results = dict(by_line), dict(calls), dict(results)
     for site in idx.sites:
         if site.field != "targetId":
@@ -155,7 +173,7 @@ def _entry_target(a: Analysis, site: Site) -> int | None:
         if 0 < value < len(parsed) and a.infos[parsed[value]].kind is Kind.ENTRY:
             return parsed[value]
         return None
-    if site.field in ID_FIELDS:
+    if site.field in ID_FIELDS or (a.fmt == "book" and site.field in BOOK_ENTRY_FIELDS):
         return a.tree.ids.get(str(site.value))
     return None
 
@@ -164,10 +182,11 @@ def resolve(a: Analysis, site: Site) -> list[Target]:
     """Where ``site`` points (empty when it names nothing); tool calls on its path first."""
     if site.field == "parentSession":
         return [Target(None, (), session_path(a, str(site.value)))]
-    if site.field == "toolCallId":
+    if site.field in TOOL_RESULT_FIELDS:
         calls = index(a).calls.get(str(site.value), [])
         on_path = [c for c in calls if c[0] != site.line and a.tree.is_ancestor(c[0], site.line)]
-        return [Target(line, ("message", "content", block)) for line, block in (on_path or calls)]
+        content = ("content",) if a.fmt == "book" else ("message", "content")
+        return [Target(line, (*content, block)) for line, block in (on_path or calls)]
     target = _entry_target(a, site)
     if target is None:
         return []
@@ -215,7 +234,7 @@ def subject_at(a: Analysis, line: int, column: int, cur: Cursor | None = None) -
         if site.path == path and not cur.on_key:
             if site.field == "parentSession":
                 return Subject("file", None, None, site, False, value)
-            if site.field == "toolCallId":
+            if site.field in TOOL_RESULT_FIELDS:
                 return Subject("tool", None, str(site.value), site, False, value)
             return Subject("entry", _entry_target(a, site), None, site, False, value)
     if a.infos[line].kind is Kind.HEADER:
@@ -227,6 +246,10 @@ def subject_at(a: Analysis, line: int, column: int, cur: Cursor | None = None) -
         for block, ident in tool_calls(obj):
             if block == path[2] and not cur.on_key:
                 return Subject("tool", None, ident, None, True, value)
+    if a.fmt == "book" and not cur.on_key:
+        for link in book.field_links(obj, book.TOOL_USE_ID):
+            if tuple(link.path) == path:
+                return Subject("tool", None, link.value, None, True, value)
     span = cur.node.key if cur.on_key and cur.node.key is not None else value
     return Subject("entry", line, None, None, False, span)
 

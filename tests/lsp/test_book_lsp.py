@@ -211,3 +211,55 @@ def test_book_code_actions_without_document_changes() -> None:
     [fix] = book_code_actions(ls, _params(0))
     assert fix.edit is not None and fix.edit.changes is not None
     assert [e.new_text for e in fix.edit.changes[URI]] == [convert_text(SAMPLE)]
+
+
+async def test_navigation_follows_the_dialect_links(client: LanguageClient) -> None:
+    """Definition from toolCallId / summarizedEntryIds / branchRootId, hover, references."""
+    text = (DATA / "book-valid.jsonl").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    uri = "file:///tmp/pi-lsp-test/book-nav.jsonl"
+    await open_document(client, text, uri)
+    doc = types.TextDocumentIdentifier(uri=uri)
+
+    async def definition(line: int, needle: str, after: str) -> list[tuple[int, str]]:
+        col = lines[line].index(needle, lines[line].index(after)) + 1
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=doc, position=types.Position(line=line, character=col)
+            )
+        )
+        out = []
+        for item in found or []:
+            rng = (
+                item.target_selection_range if isinstance(item, types.LocationLink) else item.range
+            )
+            target = lines[rng.start.line]
+            out.append((rng.start.line, target[rng.start.character : rng.end.character]))
+        return out
+
+    call_line = next(i for i, t in enumerate(lines) if '"type":"tool_call"' in t)
+    use_line = next(i for i, t in enumerate(lines) if '"type":"tool_use","id":"tc_001"' in t)
+    assert [line for line, _ in await definition(call_line, '"tc_001"', '"toolCallId"')] == [
+        use_line
+    ]
+    summary_line = next(i for i, t in enumerate(lines) if '"type":"branch_summary"' in t)
+    summarized = await definition(summary_line, '"entry-', '"summarizedEntryIds"')
+    first_id = lines[summary_line].split('"summarizedEntryIds":["')[1].split('"')[0]
+    assert summarized and lines[summarized[0][0]].find(f'"id":"{first_id}"') >= 0
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=doc,
+            position=types.Position(
+                line=call_line, character=lines[call_line].index('"tc_001"') + 1
+            ),
+        )
+    )
+    assert hover is not None and "write" in str(hover.contents)
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc,
+            position=types.Position(line=use_line, character=lines[use_line].index('"tc_001"') + 1),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert {r.range.start.line for r in refs or []} >= {call_line}
