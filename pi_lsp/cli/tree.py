@@ -100,7 +100,9 @@ def render(a: Analysis) -> list[str]:
     if a.header_line is not None:
         out.append(f"{a.header_line + 1:>7}  {object_title(a.header)}")
     label_of = {
-        a.tree.ids[k]: v for k, (v, _) in refactor.current_labels(a).items() if k in a.tree.ids
+        a.tree.ids[k]: v
+        for k, (v, _) in refactor.current_labels(a).items()
+        if k in a.tree.ids and isinstance(v, str)
     }
     many = len(a.tree.roots) > 1
     shown = set()

@@ -14,12 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import orjson
-
 from . import schema, schema_info
 from .analysis import Analysis
 from .describe import clip, entry_preview, entry_title, object_title
 from .jsonl import PathItem, scan_string
+from .jsontext import dumps
 from .lines import HEADER_TYPES, Kind
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
 
@@ -160,7 +159,7 @@ class Completions:
 
 
 def _text(value: str, ctx: Context) -> str:
-    dumped = orjson.dumps(value).decode()
+    dumped = dumps(value)
     return dumped[1:-1] if ctx.quoted else dumped
 
 

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from .analysis import Analysis
+from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
 from .refs import index, labels, tool_calls
@@ -130,8 +129,9 @@ def object_title(obj: dict[str, Any], limit: int = TITLE_LIMIT) -> str:
         return "(not an entry)"
     if etype in ("session", "session_header"):
         version = obj.get("version", 1)
+        shown = version if isinstance(version, int) else clip(dumps(version), 20)
         ident = _str(obj, "id", 40)
-        return _join(f"session v{version}", ident or _str(obj, "cwd") or "", limit)
+        return _join(f"session v{shown}", ident or _str(obj, "cwd") or "", limit)
     if etype == "message" and isinstance(obj.get("message"), dict):
         return _message_title(obj["message"], limit)
     if etype == "model_change":
@@ -303,7 +303,7 @@ def entry_preview(obj: dict[str, Any], limit: int = PREVIEW_LIMIT) -> str:
         if isinstance(value, str | list):
             return content_preview(value, limit)
         if isinstance(value, dict):
-            return clip(orjson.dumps(shallow(value)).decode(), limit)
+            return clip(dumps(shallow(value)), limit)
     return ""
 
 

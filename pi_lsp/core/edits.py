@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .files import decode
+from .files import decode, read_bytes
 from .jsonl import locate, member_keys
 from .text import SplitText, split_lines
 
@@ -233,7 +233,7 @@ def encode(text: str) -> bytes:
 
 def read_snapshot(path: Path) -> tuple[str, Snapshot]:
     """Read ``path`` as text (undecodable bytes kept as lone surrogates) with its snapshot."""
-    data = path.read_bytes()
+    data = read_bytes(path)
     return decode(data), Snapshot.of(path, data)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +19,16 @@ def decode(data: bytes | memoryview) -> str:
         return str(data, "utf-8", "surrogateescape")
 
 
+def read_bytes(path: Path) -> bytes:
+    """A regular file's bytes; anything else (a FIFO, a device) is refused, never blocked on."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return path.read_bytes()
+
+
 def read_text(path: Path) -> str:
     """Read a whole file as text (see :func:`decode`)."""
-    return decode(path.read_bytes())
+    return decode(read_bytes(path))
 
 
 def read_lines(path: Path) -> SplitText:
@@ -29,7 +38,7 @@ def read_lines(path: Path) -> SplitText:
     lines, not also one ``str`` of the whole text (which CPython stores at up to 4 bytes
     per character once a single emoji appears in it).
     """
-    data = path.read_bytes()
+    data = read_bytes(path)
     if b"\r" in data:
         return split_lines(decode(data))
     view = memoryview(data)

@@ -10,8 +10,6 @@ import os
 import re
 from dataclasses import dataclass
 
-import orjson
-
 from . import schema, schema_info
 from .analysis import Analysis
 from .cursor import cursor_at
@@ -27,6 +25,7 @@ from .describe import (
     shallow,
 )
 from .jsonl import PathItem
+from .jsontext import dumps
 from .lines import Kind
 from .refs import (
     TOOL_RESULT_FIELDS,
@@ -196,7 +195,7 @@ def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
     args = call.get("arguments", call.get("input")) if isinstance(call, dict) else None
     head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {line + 1}"
     if isinstance(args, dict):
-        head += f"\n\n> {md_escape(clip(orjson.dumps(shallow(args)).decode(), 240))}"
+        head += f"\n\n> {md_escape(clip(dumps(shallow(args)), 240))}"
     return head
 
 

@@ -24,6 +24,10 @@ PathItem = str | int
 JsonPath = Sequence[PathItem]
 
 _WS = re.compile(r"[ \t\n\r]*")
+JS_SPACE = re.compile(
+    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*"
+)
+"""What JavaScript's ``trim()`` removes (pi trims the whole file before splitting it)."""
 _SCALAR = re.compile(r"[^,\]}\s]+")
 
 
@@ -290,9 +294,8 @@ def locate(text: str, path: JsonPath) -> Location:
     assumed to be valid JSON; on anything unexpected the deepest span found so far (at
     worst the whole line) is returned.
     """
-    start = _ws(text, 0)
-    if start < len(text) and text[start] == "\ufeff":
-        start = _ws(text, start + 1)
+    lead = JS_SPACE.match(text)
+    start = lead.end() if lead else 0
     value = (start, len(text.rstrip(" \t\r\n")))
     key: tuple[int, int] | None = None
     depth = 0

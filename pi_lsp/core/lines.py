@@ -14,7 +14,7 @@ from typing import Any
 
 from . import schema
 from .findings import Severity
-from .jsonl import ParseError, locate, parse_line
+from .jsonl import JS_SPACE, ParseError, locate, parse_line
 
 PI_ENTRY_TYPES = frozenset(
     {
@@ -85,18 +85,15 @@ class LineInfo:
         return self.value if isinstance(self.value, dict) else {}
 
 
-_JS_SPACE = re.compile(
-    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*"
-)
 
 
 def is_blank(text: str) -> bool:
     """True for a line that pi skips (empty after JavaScript's ``trim()``)."""
-    m = _JS_SPACE.match(text)
+    m = JS_SPACE.match(text)
     return m is not None and m.end() == len(text)
 
 
-_JS_SPACE_END = re.compile(_JS_SPACE.pattern + r"\Z")
+_JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
 
 
 def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
@@ -111,7 +108,7 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
     body = text
     shift = 0  # characters trimmed off the start
     if first:
-        m = _JS_SPACE.match(body)
+        m = JS_SPACE.match(body)
         shift = m.end() if m else 0
         body = body[shift:]
     if last:

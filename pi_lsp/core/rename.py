@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import orjson
-
 from .analysis import Analysis
+from .jsontext import dumps
 from .refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
 
 
@@ -61,7 +60,7 @@ def rename(a: Analysis, line: int, column: int, new_name: str) -> list[LineEdit]
         return []
     if not new_name:
         raise RenameError("an id cannot be empty")
-    text = orjson.dumps(new_name).decode()
+    text = dumps(new_name)
     spans: list[tuple[int, tuple[str | int, ...]]] = []
     if subject.kind == "tool":
         idx = index(a)

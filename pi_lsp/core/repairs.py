@@ -285,7 +285,7 @@ def _ids_usable_as_v3(a: Analysis) -> bool:
     known = set(ids)
     for line in entries:
         parent = a.infos[line].obj["parentId"]
-        if parent is not None and parent not in known:
+        if parent is not None and (not isinstance(parent, str) or parent not in known):
             return False
     tree = links.build_tree(a.infos, "pi", 3, a.header_line)
     return not tree.cycle

@@ -6,6 +6,7 @@ URI is an error response; any other failure is logged and answered with null.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -13,6 +14,7 @@ from pygls.uris import to_fs_path
 
 from pi_lsp.core.analysis import Analysis, analyze
 from pi_lsp.core.describe import session_totals
+from pi_lsp.core.files import read_lines
 from pi_lsp.core.treedata import tree_json
 
 from .safety import isolated
@@ -34,11 +36,10 @@ def _analysis(ls: PiLanguageServer, uri: str) -> Analysis:
         raise _Unreadable(f"{uri} is not open and not a file")
     path = to_fs_path(uri) or uri
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            text = handle.read()
+        lines = read_lines(Path(path))
     except OSError as exc:
         raise _Unreadable(f"cannot read {path}: {exc.strerror}") from exc
-    return analyze(text, path, ls.options)
+    return analyze(lines, path, ls.options)
 
 
 @isolated()

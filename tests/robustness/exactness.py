@@ -35,10 +35,14 @@ def migration_problems(old: str, new: str) -> list[str]:
     for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)):
         if a == b:
             continue
-        if i == 0 and a.startswith("\ufeff") and b.startswith("\ufeff"):
-            a, b = a[1:], b[1:]
+        if i == 0:  # pi trims the file: JavaScript whitespace may precede the header
+            a, b = a.lstrip(_JS_SPACE), b.lstrip(_JS_SPACE)
         try:
-            old_obj, new_obj = json.loads(a.rstrip("\r")), json.loads(b.rstrip("\r"))
+            # (pi trims the whole file: JavaScript whitespace may end the last line too)
+            old_obj, new_obj = (
+                json.loads(a.strip(_JS_SPACE + "\r")),
+                json.loads(b.strip(_JS_SPACE + "\r")),
+            )
         except RecursionError:  # nested too deep for Python: judge the bytes only
             bad = _changed_bytes(a, b, allowed)
             if bad is not None:
@@ -58,7 +62,8 @@ def migration_problems(old: str, new: str) -> list[str]:
             problems.append(f"line {i}: members removed: {sorted(removed)}")
         for key in set(old_obj) & set(new_obj):
             x, y = old_obj[key], new_obj[key]
-            if key == "message" and isinstance(x, dict) and x.get("role") == "hookMessage":
+            hook = isinstance(x, dict) and x.get("role") == "hookMessage"
+            if key == "message" and hook and old_obj.get("type") == "message":
                 x = {**x, "role": "custom"}
             exempt = ("version", "id", "parentId") if from_v1 else ("version",)
             if key not in exempt and x != y:
@@ -95,18 +100,61 @@ def _js_less_than_2(version: object) -> bool:
     return False
 
 
-_MEMBER = r'\s*:\s*(?:"(?:[^"\\]|\\.)*"|[^,}\]]*)\s*,?'
-_MIGRATED = re.compile(r'"(?:version|firstKeptEntryIndex|firstKeptEntryId)"' + _MEMBER)
-_MIGRATED_V1 = re.compile(
-    r'"(?:version|firstKeptEntryIndex|firstKeptEntryId|id|parentId)"' + _MEMBER
-)
+_JS_SPACE = " \t\x0b\x0c\ufeff\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+_KEYS = ("version", "firstKeptEntryIndex", "firstKeptEntryId")
+_KEYS_V1 = (*_KEYS, "id", "parentId")
+
+
+def _value_end(line: str, start: int) -> int:
+    """End of the JSON value starting at ``start`` (strings and nesting of any depth)."""
+    if start >= len(line):
+        return start
+    if line[start] == '"':
+        m = _TOKEN.match(line, start)
+        return m.end() if m else len(line)
+    if line[start] in "{[":
+        depth = 0
+        for m in _TOKEN.finditer(line, start):
+            tok = m.group()
+            if tok in "{[":
+                depth += 1
+            elif tok in "}]":
+                depth -= 1
+                if depth == 0:
+                    return m.end()
+        return len(line)
+    m = re.compile(r"[^,}\]]*").match(line, start)
+    return m.end() if m else start
 
 
 def _normalize(line: str, allowed: re.Pattern[str]) -> str:
-    """``line`` without the members a migration may add, drop or change."""
-    members = _MIGRATED_V1 if allowed is _ALLOWED_CHANGE_V1 else _MIGRATED
-    out = members.sub("", line.replace('"hookMessage"', '"custom"'))
-    return re.sub(r",\s*}", "}", out)
+    """``line`` without the top-level members a migration may add, drop or change."""
+    keys = _KEYS_V1 if allowed is _ALLOWED_CHANGE_V1 else _KEYS
+    line = line.replace('"hookMessage"', '"custom"')
+    out = []
+    pos = 0
+    depth = 0
+    i = 0
+    while True:
+        m = _TOKEN.search(line, i)
+        if m is None:
+            break
+        tok = m.group()
+        i = m.end()
+        if tok in "{[":
+            depth += 1
+        elif tok in "}]":
+            depth -= 1
+        elif depth == 1:
+            colon = re.compile(r"\s*:\s*").match(line, i)
+            if colon and colon.group().strip() == ":" and tok[1:-1] in keys:
+                end = _value_end(line, colon.end())
+                comma = re.compile(r"\s*,").match(line, end)
+                out.append(line[pos : m.start()])
+                pos = i = comma.end() if comma else end
+    out.append(line[pos:])
+    return re.sub(r",\s*}", "}", "".join(out))
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -152,12 +152,30 @@ def fuzz_cli(data: bytes, work: Path, rng: random.Random) -> list[str]:
         elif r.code == 0:
             problems.append("migrate -o exited 0 but wrote nothing")
         out.unlink(missing_ok=True)
-        leftovers = [p.name for p in work.iterdir() if p.name != "case.jsonl"]
-        if leftovers:
-            problems.append(f"files left behind: {leftovers}")
-            for p in work.iterdir():
-                if p.name != "case.jsonl" and p.is_file():
-                    p.unlink()
+    if "fork" in commands:
+        forked = work / "forked.jsonl"
+        line = rng.randint(1, max(1, data.count(b"\n")))
+        r = drive.run_cli_inproc(["fork", str(path), "--at-line", str(line), "-o", str(forked)])
+        if r.code == -1 or invariants.TRACEBACK in r.stderr:
+            problems.append(f"fork: traceback: {invariants.traceback_summary(r.stderr)}")
+        elif r.code == 0:
+            a = analyze(drive.disk_text(forked.read_bytes()))
+            broken = sorted(
+                {
+                    f.code
+                    for f in a.findings
+                    if f.code in ("PI001", "PI002", "PI100") and "invalid UTF-8" not in f.message
+                }
+            )
+            if broken:
+                problems.append(f"fork wrote a file that is not a loadable session: {broken}")
+        forked.unlink(missing_ok=True)
+    leftovers = [p.name for p in work.iterdir() if p.name != "case.jsonl"]
+    if leftovers:
+        problems.append(f"files left behind: {leftovers}")
+        for p in work.iterdir():
+            if p.name != "case.jsonl" and p.is_file():
+                p.unlink()
     return problems
 
 

@@ -312,3 +312,61 @@ def test_long_fuzz_run() -> None:
 
     count = os.environ.get("PI_LSP_FUZZ_COUNT", "2000")
     assert main(["--count", count, "--seed", "20260731", "--server-every", "2"]) == 0
+
+
+_NEST = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.skipif("tree" not in COMMANDS, reason="no tree command yet")
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [('"version":3', '"version":' + _NEST), ('"label":"start"', '"label":' + _NEST)],
+    ids=["version", "label"],
+)
+def test_tree_with_a_deeply_nested_header_version(tmp_path: Path, old: str, new: str) -> None:
+    path = tmp_path / "s.jsonl"
+    text = hostile.v3_session().replace(old, new, 1)
+    assert text != hostile.v3_session()
+    path.write_text(text)
+    result = run_cli_inproc(["tree", str(path)])
+    assert result.code in (0, 1) and invariants.TRACEBACK not in result.stderr, (
+        invariants.traceback_summary(result.stderr)
+    )
+
+
+@pytest.mark.skipif("migrate" not in COMMANDS, reason="no migrate command yet")
+def test_book_conversion_with_a_deeply_nested_block_type(tmp_path: Path) -> None:
+    book = hostile.book_session()
+    text = book.replace(
+        '"content":[{"type":"text","text":"I\'ll create the endpoint."}',
+        '"content":[{"type":' + _NEST + ',"text":"I\'ll create the endpoint."}',
+        1,
+    )
+    assert text != book
+    path = tmp_path / "s.jsonl"
+    path.write_text(text)
+    result = run_cli_inproc(["migrate", str(path)])
+    assert result.code in (0, 1) and invariants.TRACEBACK not in result.stderr, (
+        invariants.traceback_summary(result.stderr)
+    )
+
+
+@pytest.mark.skipif("migrate" not in COMMANDS, reason="no migrate command yet")
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"parentId":"entry-002a"', '"parentId":["entry-002a"]'),
+        ('{"type":"tool_use","id":"tc_001"', '{"type":"tool_use","id":["tc_001"]'),
+    ],
+    ids=["parentId", "tool_use-id"],
+)
+def test_book_conversion_with_non_string_ids(tmp_path: Path, old: str, new: str) -> None:
+    book = hostile.book_session()
+    text = book.replace(old, new, 1)
+    assert text != book
+    path = tmp_path / "s.jsonl"
+    path.write_text(text)
+    result = run_cli_inproc(["migrate", str(path)])
+    assert result.code in (0, 1) and invariants.TRACEBACK not in result.stderr, (
+        invariants.traceback_summary(result.stderr)
+    )

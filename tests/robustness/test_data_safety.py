@@ -22,7 +22,7 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 
-from . import drive, hostile, known, wsedit
+from . import drive, hostile, invariants, known, wsedit
 from .exactness import migration_problems
 from .lspclient import LspClient, start_stdio
 from .snapshots import changes, snapshot
@@ -189,10 +189,13 @@ def test_migrate_in_place_is_atomic_and_keeps_a_backup(tmp_path: Path) -> None:
     original = hostile.v1_session().encode()
     src.write_bytes(original)
     src.chmod(0o640)
+    inode = src.stat().st_ino
     result = drive.run_cli_inproc(["migrate", "--in-place", str(src)])
     assert result.code == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl", "s.jsonl.bak"]
     assert (tmp_path / "s.jsonl.bak").read_bytes() == original
+    # written beside and renamed over (a new inode), never rewritten in place
+    assert src.stat().st_ino != inode
     assert src.stat().st_mode & 0o777 == 0o640
     assert migration_problems(original.decode(), src.read_text(encoding="utf-8")) == []
     again = drive.run_cli_inproc(["migrate", "--in-place", str(src)])
@@ -421,3 +424,87 @@ def test_reparent_quick_fix_breaks_the_cycle(edit_server: LspClient) -> None:
         assert new != text, f"{action['title']!r} changes nothing"
         cycles = [f.span.line for f in analyze(new).findings if f.code == "PI402"]
         assert cycles == [], f"{action['title']!r} leaves a cycle on lines {cycles}"
+
+
+@pytest.mark.parametrize("parent", ['{"a":1}', '["x"]'])
+def test_code_actions_survive_an_object_parent_id(edit_server: LspClient, parent: str) -> None:
+    text = hostile.v3_session().replace('"version":3', '"version":1')
+    text = text.replace('"parentId":"a0000001"', '"parentId":' + parent)
+    uri = "file:///tmp/pi-lsp-robustness/fix/object-parent.jsonl"
+    edit_server.open(uri, text, 1)
+    diags = edit_server.diagnostics_for(uri, 1)
+    assert "PI303" in {d["code"] for d in diags}
+    before = len(edit_server.messages())
+    actions = _code_actions(edit_server, uri, diags, "PI303")
+    errors = invariants.server_errors(edit_server.messages()[before:])
+    edit_server.close_doc(uri)
+    assert errors == []
+    assert any("igrat" in a["title"] for a in actions)
+
+
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "",
+        " \t",
+        "\ufeff",
+        pytest.param("\ufeff\ufeff"),
+        pytest.param("\u00a0"),
+        pytest.param("\u2028"),
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize("name", ["v1", "v2"])
+def test_migrating_a_header_after_leading_whitespace(
+    edit_server: LspClient, tmp_path: Path, prefix: str, name: str
+) -> None:
+    text = prefix + (hostile.v1_session() if name == "v1" else hostile.v2_session())
+    path = tmp_path / "s.jsonl"
+    path.write_text(text, encoding="utf-8")
+    result = drive.run_cli_inproc(["migrate", str(path)])
+    assert result.code == 0, result.stderr
+    assert migration_problems(text, result.stdout_bytes.decode("utf-8")) == []
+    uri = path.as_uri()
+    edit_server.open(uri, text, 1)
+    diags = edit_server.diagnostics_for(uri, 1)
+    actions = _code_actions(edit_server, uri, diags, "PI103")
+    edit_server.close_doc(uri)
+    actions = [a for a in actions if "edit" in a and "igrat" in a["title"]]
+    assert actions
+    for action in actions:
+        assert migration_problems(text, wsedit.apply(text, action["edit"], uri, "utf-16")) == []
+
+
+def test_server_commands_on_closed_files_write_atomically(tmp_path: Path) -> None:
+    """pi-lsp.migrate on a file that is not open edits it on disk: renamed over (new inode)
+    with a .bak of the original; pi-lsp.fork writes one new file beside it; nothing else."""
+    work = tmp_path / "w"
+    work.mkdir()
+    src = work / "s.jsonl"
+    original = hostile.v1_session().encode()
+    src.write_bytes(original)
+    inode = src.stat().st_ino
+    with start_stdio(["utf-16"], cwd=work) as client:
+        commands = (client.capabilities.get("executeCommandProvider") or {}).get("commands", [])
+        if "pi-lsp.migrate" not in commands:
+            pytest.skip("no migrate command yet")
+        answer = client.request(
+            "workspace/executeCommand", {"command": "pi-lsp.migrate", "arguments": [src.as_uri()]}
+        )
+        assert answer and answer.get("applied"), answer
+        names = sorted(p.name for p in work.iterdir())
+        assert names == ["s.jsonl", "s.jsonl.bak"], names
+        assert (work / "s.jsonl.bak").read_bytes() == original
+        assert src.stat().st_ino != inode
+        assert migration_problems(original.decode(), src.read_text(encoding="utf-8")) == []
+        if "pi-lsp.fork" in commands:
+            before = snapshot(work)
+            forked = client.request(
+                "workspace/executeCommand",
+                {"command": "pi-lsp.fork", "arguments": [src.as_uri(), 2]},
+            )
+            created = changes(before, snapshot(work))
+            assert len(created) == 1 and created[0].startswith("created "), created
+            assert forked and Path(forked["path"]).name == created[0].split(" ", 1)[1]

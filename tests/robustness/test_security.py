@@ -84,13 +84,23 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-@pytest.fixture
-def sandboxed(tmp_path: Path) -> Iterator[tuple[LspClient, Path]]:
-    work = tmp_path / "work"
-    work.mkdir()
-    client = start_stdio(["utf-16"], cwd=work)
-    yield client, work
+@pytest.fixture(scope="module")
+def _sandbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LspClient, Path]]:
+    root = tmp_path_factory.mktemp("sandbox")
+    client = start_stdio(["utf-16"], cwd=root)
+    yield client, root
     client.close()
+
+
+@pytest.fixture
+def sandboxed(
+    _sandbox_server: tuple[LspClient, Path], request: pytest.FixtureRequest
+) -> tuple[LspClient, Path]:
+    """The module's server (its working directory is the sandbox) and a fresh folder in it."""
+    client, root = _sandbox_server
+    work = root / request.node.name.replace("[", "-").replace("]", "")
+    work.mkdir()
+    return client, work
 
 
 class _Listener:
@@ -226,29 +236,31 @@ def test_parent_session_is_not_read_unless_asked(sandboxed: tuple[LspClient, Pat
     client.close_doc(uri)
 
 
-def test_session_content_is_not_logged(tmp_path: Path) -> None:
-    work = tmp_path / "w"
-    work.mkdir()
-    with start_stdio(["utf-16"], cwd=work) as client:
-        text = _hostile_strings_session(str(work / "missing.jsonl"))
-        path = work / "s.jsonl"
-        path.write_text(text, encoding="utf-8")
-        uri = path.as_uri()
-        drive.exercise_server(client, text, random.Random(3), uri=uri, n_positions=20, close=False)
-        _all_commands(client, uri)
-        # edits that leave broken text, and a settings change with bad values
-        client.change(uri, 2, [{"text": text.replace("}", "", 3)}])
-        client.diagnostics_for(uri, 2)
-        client.notify(
-            "workspace/didChangeConfiguration",
-            {"settings": {"piLsp": {"severity": {CANARY: "loud"}, "largeLineThreshold": CANARY}}},
-        )
-        client.close_doc(uri)
-        client.sync_point()
-        logged = [m.get("message", "") for m in client.messages() if m.get("type", 4) <= 3]
-        leaks = [m for m in logged if CANARY in m and "piLsp settings" not in m]
-        assert leaks == [], leaks[:5]
-        stderr = client.stderr
+def test_session_content_is_not_logged(sandboxed: tuple[LspClient, Path]) -> None:
+    client, work = sandboxed
+    before_messages = len(client.messages())
+    before_stderr = len(client.stderr)
+    text = _hostile_strings_session(str(work / "missing.jsonl"))
+    path = work / "s.jsonl"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    drive.exercise_server(client, text, random.Random(3), uri=uri, n_positions=20, close=False)
+    _all_commands(client, uri)
+    # edits that leave broken text, and a settings change with bad values
+    client.change(uri, 2, [{"text": text.replace("}", "", 3)}])
+    client.diagnostics_for(uri, 2)
+    client.notify(
+        "workspace/didChangeConfiguration",
+        {"settings": {"piLsp": {"severity": {CANARY: "loud"}, "largeLineThreshold": CANARY}}},
+    )
+    client.close_doc(uri)
+    client.notify("workspace/didChangeConfiguration", {"settings": {"piLsp": {}}})
+    client.sync_point()
+    messages = client.messages()[before_messages:]
+    logged = [m.get("message", "") for m in messages if m.get("type", 4) <= 3]
+    leaks = [m for m in logged if CANARY in m and "piLsp settings" not in m]
+    assert leaks == [], leaks[:5]
+    stderr = client.stderr[before_stderr:]
     assert CANARY not in stderr, "session content on the server's stderr:\n" + stderr[-2000:]
 
 
@@ -265,7 +277,7 @@ def _serve_tcp(args: list[str]) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("spec", ["{port}", ":{port}"])
+@pytest.mark.parametrize("spec", ["{port}", pytest.param(":{port}", marks=pytest.mark.slow)])
 def test_tcp_binds_loopback_by_default(spec: str) -> None:
     port = free_port()
     proc = _serve_tcp([spec.format(port=port)])

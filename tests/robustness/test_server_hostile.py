@@ -200,44 +200,47 @@ def _hover_bounded(client: LspClient, size: int, timeout: float) -> None:
 
 # Regression: refused requests (rename to an empty or reserved name, pi-lsp.context on a
 # file pi refuses) were answered correctly but printed pygls's traceback on stderr.
-def test_refusals_print_no_traceback() -> None:
-    with start_stdio(["utf-16"]) as client:
-        caps = client.capabilities
-        text = hostile.v3_session()
-        uri = "file:///tmp/pi-lsp-robustness/refuse.jsonl"
-        client.open(uri, text, 1)
-        client.diagnostics_for(uri, 1)
-        refused = 0
-        if caps.get("renameProvider"):
-            col = invariants.split(text)[2].index('"id":"') + 7
-            for name in ("", "root"):
-                params = {
-                    "textDocument": {"uri": uri},
-                    "newName": name,
-                    "position": {"line": 2, "character": col},
-                }
-                with contextlib.suppress(drive.ResponseError):
-                    client.request("textDocument/rename", params)
-                    continue
-                refused += 1
-        commands = (caps.get("executeCommandProvider") or {}).get("commands", [])
-        if "pi-lsp.context" in commands:
-            bad = "file:///tmp/pi-lsp-robustness/not-a-session.jsonl"
-            client.open(bad, "not json\n", 1)
-            client.diagnostics_for(bad, 1)
+def test_refusals_print_no_traceback(shared_server: LspClient) -> None:
+    client = shared_server
+    before = len(client.stderr)
+    caps = client.capabilities
+    text = hostile.v3_session()
+    uri = "file:///tmp/pi-lsp-robustness/refuse.jsonl"
+    client.open(uri, text, 1)
+    client.diagnostics_for(uri, 1)
+    refused = 0
+    if caps.get("renameProvider"):
+        col = invariants.split(text)[2].index('"id":"') + 7
+        for name in ("", "root"):
+            params = {
+                "textDocument": {"uri": uri},
+                "newName": name,
+                "position": {"line": 2, "character": col},
+            }
             with contextlib.suppress(drive.ResponseError):
-                client.request(
-                    "workspace/executeCommand",
-                    {"command": "pi-lsp.context", "arguments": [bad, None]},
-                )
-                refused -= 1
+                client.request("textDocument/rename", params)
+                continue
             refused += 1
-        if not refused:
-            pytest.skip("nothing to refuse yet")
-        client.sync_point()
-        assert invariants.TRACEBACK not in client.stderr, invariants.traceback_summary(
-            client.stderr
-        )
+    commands = (caps.get("executeCommandProvider") or {}).get("commands", [])
+    if "pi-lsp.context" in commands:
+        bad = "file:///tmp/pi-lsp-robustness/not-a-session.jsonl"
+        client.open(bad, "not json\n", 1)
+        client.diagnostics_for(bad, 1)
+        with contextlib.suppress(drive.ResponseError):
+            client.request(
+                "workspace/executeCommand",
+                {"command": "pi-lsp.context", "arguments": [bad, None]},
+            )
+            refused -= 1
+        refused += 1
+    client.close_doc(uri)
+    if "pi-lsp.context" in commands:
+        client.close_doc(bad)
+    if not refused:
+        pytest.skip("nothing to refuse yet")
+    client.sync_point()
+    stderr = client.stderr[before:]
+    assert invariants.TRACEBACK not in stderr, invariants.traceback_summary(stderr)
 
 
 SLOW_DOCUMENTS = {
@@ -264,3 +267,25 @@ def test_full_size_pathological_documents(name: str) -> None:
         )
     problems = known.unknown(outcome.problems)
     assert not problems, "\n".join(problems[:20])
+
+
+def test_completion_with_a_lone_surrogate_id(shared_server: LspClient) -> None:
+    client = shared_server
+    if not client.capabilities.get("completionProvider"):
+        pytest.skip("no completion")
+    text = hostile.v3_session().replace('"id":"x0000002"', '"id":"x\\ud800y"', 1)
+    assert text != hostile.v3_session()
+    uri = "file:///tmp/pi-lsp-robustness/complete-surrogate.jsonl"
+    client.open(uri, text, 1)
+    client.diagnostics_for(uri, 1)
+    line = invariants.split(text)[3]
+    col = line.index('"parentId":"') + len('"parentId":"')
+    before = len(client.messages())
+    answer = client.request(
+        "textDocument/completion",
+        {"textDocument": {"uri": uri}, "position": {"line": 3, "character": col}},
+    )
+    errors = invariants.server_errors(client.messages()[before:])
+    client.close_doc(uri)
+    assert errors == []
+    assert answer, "no completion items"

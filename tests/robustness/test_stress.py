@@ -21,7 +21,7 @@ from . import hostile, invariants
 from .lspclient import CONTENT_MODIFIED, REQUEST_CANCELLED, LspClient, ResponseError, start_stdio
 from .settings import REQUEST_TIMEOUT
 
-BURST = int(os.environ.get("PI_LSP_STRESS_CHANGES", "300"))
+BURST = int(os.environ.get("PI_LSP_STRESS_CHANGES", "200"))
 _EDITS = ["", "x", "\n", "\r\n", "🚀", "\u2028", '"', "}", "{", ",", "ghost", "\r", "é"]
 
 
