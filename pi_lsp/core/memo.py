@@ -16,25 +16,31 @@ from .analysis import Analysis
 T = TypeVar("T")
 
 
-def per_analysis(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
-    """Cache ``fn(analysis)`` for the four most recently used analyses."""
-    cache: list[tuple[Analysis, T]] = []
+def _keyed(key: Callable[[Analysis], object], fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
+    """Cache ``fn(analysis)`` under ``key(analysis)`` (by identity), four keys at most."""
+    cache: list[tuple[object, T]] = []
     lock = threading.Lock()
 
     @functools.wraps(fn)
     def run(a: Analysis) -> T:
+        k = key(a)
         with lock:
             for n, (cached, value) in enumerate(cache):
-                if cached is a:
+                if cached is k:
                     cache.insert(0, cache.pop(n))
                     return value
         value = fn(a)
         with lock:
-            cache.insert(0, (a, value))
+            cache.insert(0, (k, value))
             del cache[4:]
         return value
 
     return run
+
+
+def per_analysis(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
+    """Cache ``fn(analysis)`` for the four most recently used analyses."""
+    return _keyed(lambda a: a, fn)
 
 
 def per_links(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
@@ -43,21 +49,4 @@ def per_links(fn: Callable[[Analysis], T]) -> Callable[[Analysis], T]:
     For views that read only the tree and the fields of :func:`analysis.link_facts`: an
     edit that changes no link (typing in a message) keeps them.
     """
-    cache: list[tuple[object, T]] = []
-    lock = threading.Lock()
-
-    @functools.wraps(fn)
-    def run(a: Analysis) -> T:
-        token = a.links_token
-        with lock:
-            for n, (cached, value) in enumerate(cache):
-                if cached is token:
-                    cache.insert(0, cache.pop(n))
-                    return value
-        value = fn(a)
-        with lock:
-            cache.insert(0, (token, value))
-            del cache[4:]
-        return value
-
-    return run
+    return _keyed(lambda a: a.links_token, fn)
