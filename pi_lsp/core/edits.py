@@ -16,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
-import json
 import os
-import re
 import tempfile
 import uuid
 from collections.abc import Iterable
@@ -28,6 +26,7 @@ from typing import Any
 
 from .files import decode, read_bytes
 from .jsonl import locate, member_keys
+from .jsontext import stringify
 from .text import SplitText, split_lines
 
 Pos = tuple[int, int]
@@ -179,19 +178,10 @@ def session_id(moment: datetime.datetime | None = None) -> str:
     return str(uuid.UUID(int=value))
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def js_stringify(value: Any) -> str:
-    """``value`` as ``JSON.stringify`` writes it: compact, non-ASCII characters raw.
-
-    Lone surrogates (which cannot be encoded as UTF-8) are escaped as ``\\udXXX``, as
-    ``JSON.stringify`` does.
-    """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    if _LONE_SURROGATE.search(text):
-        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text
+    """``value`` as ``JSON.stringify`` writes it: compact, non-ASCII characters raw, lone
+    surrogates escaped, any nesting depth (see :func:`pi_lsp.core.jsontext.stringify`)."""
+    return stringify(value)
 
 
 # -- files -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
@@ -83,8 +84,12 @@ def stringify(value: Any) -> str:
     return "".join(out)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _string(text: str) -> str:
     try:
         return orjson.dumps(text).decode()
-    except TypeError:  # lone surrogates: escape them (and, with them, all non-ASCII)
-        return json.dumps(text)
+    except TypeError:  # lone surrogates: escaped, as JSON.stringify escapes them
+        raw = json.dumps(text, ensure_ascii=False)
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", raw)

@@ -442,8 +442,6 @@ def test_code_actions_survive_an_object_parent_id(edit_server: LspClient, parent
     assert any("igrat" in a["title"] for a in actions)
 
 
-
-
 @pytest.mark.parametrize(
     "prefix",
     [

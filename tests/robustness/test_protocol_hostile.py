@@ -292,3 +292,32 @@ def test_command_on_a_fifo_does_not_freeze_the_server(tmp_path: Path) -> None:
             with contextlib.suppress(OSError):  # unblock the server: give the FIFO a writer
                 fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
                 os.close(fd)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: a request whose params fail to deserialize (a negative line, a character "
+    "beyond LSP's uinteger 2^31-1, a string position) is never answered: pygls raises "
+    "JsonRpcInvalidParams while structuring the message (pygls/io_.py run_async), before "
+    "it knows the request, prints a traceback on stderr, and the client waits forever; "
+    "JSON-RPC requires an InvalidParams (-32602) answer to a request with an id",
+)
+def test_malformed_requests_get_an_error_answer() -> None:
+    with start_stdio(["utf-16"]) as client:
+        uri = "file:///tmp/pi-lsp-robustness/malformed.jsonl"
+        client.open(uri, hostile.v3_session(), 1)
+        client.diagnostics_for(uri, 1)
+        for position in (
+            {"line": -1, "character": 0},
+            {"line": 0, "character": 2**31},
+            {"line": 0, "character": "x"},
+        ):
+            with pytest.raises(ResponseError) as err:
+                client.request(
+                    "textDocument/hover",
+                    {"textDocument": {"uri": uri}, "position": position},
+                    timeout=2,
+                )
+            assert err.value.code == -32602
+        _alive(client, uri)
+        assert invariants.TRACEBACK not in client.stderr

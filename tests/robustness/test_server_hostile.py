@@ -289,3 +289,39 @@ def test_completion_with_a_lone_surrogate_id(shared_server: LspClient) -> None:
     client.close_doc(uri)
     assert errors == []
     assert answer, "no completion items"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: code actions on a second-dialect file fail ('_code_actions failed: "
+    "RecursionError: maximum recursion depth exceeded while getting the repr of an object') "
+    "when a user_message content block's type is an array nested ~1000 deep (the conversion "
+    "behind the 'Convert to pi v3' action); the server answers null",
+)
+def test_book_code_actions_with_a_deep_user_block_type(shared_server: LspClient) -> None:
+    client = shared_server
+    if not client.capabilities.get("codeActionProvider"):
+        pytest.skip("no code actions")
+    book = hostile.book_session()
+    nest = "[" * 1000 + "]" * 1000
+    text = book.replace(
+        '{"type":"text","text":"Now add tests."}',
+        '{"type":' + nest + ',"text":"Now add tests."}',
+        1,
+    )
+    assert text != book
+    uri = "file:///tmp/pi-lsp-robustness/book-deep-user.jsonl"
+    client.open(uri, text, 1)
+    diags = client.diagnostics_for(uri, 1)
+    before = len(client.messages())
+    client.request(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
+            "context": {"diagnostics": diags[:5]},
+        },
+    )
+    errors = invariants.server_errors(client.messages()[before:])
+    client.close_doc(uri)
+    assert errors == []

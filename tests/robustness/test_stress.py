@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -30,8 +31,10 @@ def client(shared_server: LspClient) -> LspClient:
     return shared_server
 
 
-def _random_change(text: str, rng: random.Random) -> tuple[dict[str, Any], str]:
-    """A random incremental change (in UTF-16) and the text after it."""
+def _random_change(
+    text: str, rng: random.Random, encoding: str = "utf-16"
+) -> tuple[dict[str, Any], str]:
+    """A random incremental change (positions in ``encoding``) and the text after it."""
     lines = invariants.split(text)
     starts = [0]
     for m in re.finditer(r"\r\n|\r|\n", text):
@@ -49,12 +52,12 @@ def _random_change(text: str, rng: random.Random) -> tuple[dict[str, Any], str]:
         a, b = b, a
         line, col, end_line, end_col = end_line, end_col, line, col
     new = rng.choice(_EDITS)
-    end_char = invariants.unit_len(lines[end_line][:end_col], "utf-16")
+    end_char = invariants.unit_len(lines[end_line][:end_col], encoding)
     if end_col == len(lines[end_line]) and rng.random() < 0.3:
         end_char += rng.randint(1, 50)  # past the end of the line: means its end (LSP)
     change = {
         "range": {
-            "start": {"line": line, "character": invariants.unit_len(lines[line][:col], "utf-16")},
+            "start": {"line": line, "character": invariants.unit_len(lines[line][:col], encoding)},
             "end": {"line": end_line, "character": end_char},
         },
         "text": new,
@@ -154,6 +157,7 @@ def test_burst_of_changes_ends_with_the_final_version(client: LspClient) -> None
     fresh = "file:///tmp/pi-lsp-robustness/burst-fresh.jsonl"
     client.open(fresh, text, 1)
     assert _without_uri(client.diagnostics_for(fresh, 1)) == _without_uri(diags)
+    assert _views(client, uri) == _views(client, fresh)
     client.close_doc(fresh)
     client.close_doc(uri)
     assert client.alive
@@ -230,3 +234,36 @@ def test_pulled_diagnostics_follow_the_last_change() -> None:
         c.open(fresh, text, 1)
         again = c.request("textDocument/diagnostic", {"textDocument": {"uri": fresh}})
         assert _without_uri(last["items"]) == _without_uri(again["items"])
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-32"])
+def test_burst_in_other_encodings(encoding: str) -> None:
+    """Incremental sync in UTF-8 and UTF-32: text full of multi-unit characters, edited
+    at positions in that encoding; the final diagnostics equal a fresh open's."""
+    rng = random.Random(encoding)
+    text = hostile.v3_session().replace("e", "é🚀").replace("a", "\u2028a")
+    with start_stdio([encoding]) as c:
+        assert c.encoding == encoding
+        uri = "file:///tmp/pi-lsp-robustness/burst-enc.jsonl"
+        c.open(uri, text, 1)
+        for version in range(2, 62):
+            change, text = _random_change(text, rng, encoding)
+            c.change(uri, version, [change])
+        diags = c.diagnostics_for(uri, 61)
+        fresh = "file:///tmp/pi-lsp-robustness/burst-enc-fresh.jsonl"
+        c.open(fresh, text, 1)
+        assert _without_uri(c.diagnostics_for(fresh, 1)) == _without_uri(diags)
+        assert _views(c, uri) == _views(c, fresh)
+
+
+def _views(client: LspClient, uri: str) -> list[Any]:
+    """Position-bearing answers that depend on the whole text (to compare two documents)."""
+    out = []
+    for cap, method in (
+        ("documentSymbolProvider", "textDocument/documentSymbol"),
+        ("foldingRangeProvider", "textDocument/foldingRange"),
+    ):
+        if client.capabilities.get(cap):
+            answer = client.request(method, {"textDocument": {"uri": uri}})
+            out.append(json.loads(json.dumps(answer).replace(uri, "-")))
+    return out
