@@ -1,7 +1,8 @@
 """Link analysis: build the entry tree and check every reference between entries.
 
 Covers ids and parents (PI400-PI403), compaction/label/branch-summary references
-(PI410-PI413) and tool calls against tool results (PI420-PI422). Everything is linear
+(PI410-PI413), context edits (PI414-PI415) and tool calls against tool results
+(PI420-PI422). Everything is linear
 in the number of entries: ancestor questions use the tree's Euler-tour numbering.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from . import context_edits
 from .findings import Finding, Related, Severity
 from .lines import Kind, LineInfo
 from .tree import Tree, build
@@ -130,6 +132,8 @@ def _check_ids(a: Analysis) -> None:
 
 def _check_references(a: Analysis) -> None:
     tree = a.tree
+    comps = context_edits.compactions(a)
+    forked = isinstance(a.header.get("parentSession"), str)
     for line in tree.entries:
         obj = a.infos[line].obj
         etype = obj.get("type")
@@ -150,15 +154,81 @@ def _check_references(a: Analysis) -> None:
         elif etype == "branch_summary":
             ref = obj.get("fromId")
             if isinstance(ref, str) and ref != "root" and ref not in tree.ids:
-                a.findings.append(
-                    Finding(
-                        "PI412",
-                        Severity.WARNING,
-                        a.span_of(line, ("fromId",)),
-                        f"branch_summary fromId '{ref}' names no entry (and is not \"root\"); "
-                        "the summary no longer says which branch it abandoned",
-                    )
-                )
+                a.findings.append(_dangling_from_id(a, line, ref, forked))
+        elif etype == "context_edit":
+            _check_context_edit(a, line, comps)
+
+
+def _dangling_from_id(a: Analysis, line: int, ref: str, forked: bool) -> Finding:
+    """PI412; information in a fork, where pi's createBranchedSession leaves it behind."""
+    span = a.span_of(line, ("fromId",))
+    if forked:
+        return Finding(
+            "PI412",
+            Severity.INFORMATION,
+            span,
+            f"branch_summary fromId '{ref}' names no entry in this file: this session was forked "
+            "(parentSession), and the abandoned branch stayed in the original; pi does not "
+            "read fromId to build the context, so nothing is lost",
+        )
+    return Finding(
+        "PI412",
+        Severity.WARNING,
+        span,
+        f"branch_summary fromId '{ref}' names no entry (and is not \"root\"); the summary no "
+        "longer says which branch it abandoned",
+    )
+
+
+_NO_EFFECT = {
+    "off-path": "its target is not on this edit's path (pi applies an edit only to the "
+    "entries of the branch that holds it), so pi ignores it",
+    "summarised": "its target lies before the kept range of the newest compaction on this "
+    "path, so the target is no longer in the context and pi ignores the edit (harmless: pi's "
+    "own appendContextEdit accepts such a target)",
+    "no-message": "its target adds no message to the context (pi edits only entries the model "
+    "sees), so pi ignores it",
+    "not-editable": "pi replaces the content of user, assistant, tool-result and custom "
+    "messages only; this target keeps its content (only replacement: null would omit it)",
+}
+
+
+def _check_context_edit(a: Analysis, line: int, comps: list[int]) -> None:
+    found = context_edits.effect(a, line, comps)
+    if found is None or found.action != "none":
+        return
+    ref = found.target_id
+    if found.reason == "missing":
+        a.findings.append(
+            Finding(
+                "PI414",
+                Severity.WARNING,
+                a.span_of(line, ("targetId",)),
+                f"context_edit targetId '{ref}' names no entry; pi ignores the edit",
+                data={"targetId": ref},
+            )
+        )
+        return
+    assert found.target is not None
+    related = [Related(a.span_of(found.target, ("id",)), "the entry it edits")]
+    if found.compaction is not None:
+        related.append(
+            Related(a.span_of(found.compaction, ("firstKeptEntryId",)), "the compaction's kept range")
+        )
+    key = ("replacement",) if found.reason == "not-editable" else ("targetId",)
+    # pi's appendContextEdit refuses every other case, so only this one can come from pi
+    severity = Severity.INFORMATION if found.reason == "summarised" else Severity.WARNING
+    a.findings.append(
+        Finding(
+            "PI415",
+            severity,
+            a.span_of(line, key),
+            f"context_edit of '{ref}' (line {found.target + 1}) has no effect: "
+            + _NO_EFFECT[found.reason],
+            tuple(related),
+            data={"targetId": ref, "reason": found.reason},
+        )
+    )
 
 
 def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:

@@ -114,6 +114,8 @@ MESSAGE = {
     "PI411": r"targetId '0badf00d' names no entry.*\bpi\b",
     "PI412": r"fromId '0badf00d' names no entry",
     "PI413": r"firstKeptEntryIndex.*\bpi\b",
+    "PI414": r"targetId '0badf00d' names no entry; pi ignores the edit",
+    "PI415": r"context_edit of '\w+' \(line \d+\) has no effect: .*\bpi\b",
     "PI420": r"toolCallId '\w+'.*no toolCall.*path",
     "PI421": r"toolCall 'toolu_02'.*no toolResult.*pi sends",
     "PI422": r"second toolResult.*'toolu_01'",
@@ -222,6 +224,23 @@ CASES: dict[str, list[Expect]] = {
     "pi413-v1-index-after-compaction": [
         Expect("PI103", TYPE, W),
         Expect("PI413", At(4, "4", after='"firstKeptEntryIndex":'), E, related=(At(5),)),
+    ],
+    "pi414-context-edit-target-missing": [Expect("PI414", At(4, q("0badf00d")), W)],
+    "pi415-context-edit-off-path": [
+        Expect(
+            "PI415",
+            At(5, q(A1), after='"targetId":'),
+            W,
+            related=(At(3, q(A1), after='"id":'),),
+        )
+    ],
+    "pi415-context-edit-not-editable": [
+        Expect(
+            "PI415",
+            At(5, '{"content":"shorter summary"}'),
+            W,
+            related=(At(4, q(R1), after='"id":'),),
+        )
     ],
     "pi420-result-without-call": [Expect("PI420", At(4, q("toolu_99"), after='"toolCallId":'), E)],
     "pi420-result-for-call-on-other-branch": [
