@@ -183,7 +183,9 @@ def content_text(content: Any, separator: str = "\n") -> str:
     return separator.join(
         block["text"]
         for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
     )
 
 
@@ -325,7 +327,9 @@ def _project(entry: Any, edit: Any) -> list[Any]:
 
 def is_system_message(entry: Any) -> bool:
     """A ``message`` entry holding a ``system`` message (dropped from a kept range)."""
-    return _get(entry, "type") == "message" and _get(_get(entry, "message"), "role") == "system"
+    return bool(
+        _get(entry, "type") == "message" and _get(_get(entry, "message"), "role") == "system"
+    )
 
 
 def entries_of(a: Analysis) -> list[tuple[int, Any]]:
@@ -427,7 +431,9 @@ def build_context(entries: list[tuple[int, Any]], leaf_id: Any = UNDEFINED) -> S
         edit_line, edit = edits.get(_key(_get(entry, "id")), (None, UNDEFINED))
         if edit_line is not None:
             ctx.edits[line] = edit_line
-        edited = edit_line if edit is not UNDEFINED and _get(edit, "replacement") is not None else None
+        edited = (
+            edit_line if edit is not UNDEFINED and _get(edit, "replacement") is not None else None
+        )
         ctx.messages.extend(ContextMessage(line, m, edited) for m in _project(entry, edit))
     return ctx
 

@@ -61,7 +61,11 @@ def _messages_of(obj: dict[str, Any]) -> list[Any]:
 
 def _is_system(obj: dict[str, Any]) -> bool:
     message = obj.get("message")
-    return obj.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
+    return (
+        obj.get("type") == "message"
+        and isinstance(message, dict)
+        and message.get("role") == "system"
+    )
 
 
 def newest_compaction(a: Analysis, line: int, comps: list[int] | None = None) -> int | None:
@@ -70,7 +74,9 @@ def newest_compaction(a: Analysis, line: int, comps: list[int] | None = None) ->
     best: int | None = None
     tree = a.tree
     for c in compactions(a) if comps is None else comps:
-        if tree.is_ancestor(c, line) and (best is None or tree.depth.get(c, 0) > tree.depth.get(best, 0)):
+        if tree.is_ancestor(c, line) and (
+            best is None or tree.depth.get(c, 0) > tree.depth.get(best, 0)
+        ):
             best = c
     return best
 
@@ -116,7 +122,9 @@ def effect(a: Analysis, line: int, comps: list[int] | None = None) -> EditEffect
     if target == line or not tree.is_ancestor(target, line):
         return EditEffect(line, ref, target, "none", "off-path")
     if not in_context(a, target, line, comps):
-        return EditEffect(line, ref, target, "none", "summarised", newest_compaction(a, line, comps))
+        return EditEffect(
+            line, ref, target, "none", "summarised", newest_compaction(a, line, comps)
+        )
     roles = _messages_of(a.infos[target].obj)
     if not roles:
         return EditEffect(line, ref, target, "none", "no-message")

@@ -21,7 +21,7 @@ _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:  # works whatever pytest's import mode is
     sys.path.insert(0, str(_HERE))
 
-from pi_install import PI_16, PI_073, PiRelease, find_pi, node_for, run_oracle  # noqa: E402
+from pi_install import PI_073, PI_16, PiRelease, find_pi, node_for, run_oracle  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 

@@ -215,7 +215,11 @@ def _node_major(node: str) -> int:
 def node_for(release: PiRelease, modules: Path) -> str | None:
     """A node binary new enough for ``release``: the ``node`` npm package beside pi, else PATH's."""
     for cand in (modules / "node" / "bin" / "node", modules / ".bin" / "node"):
-        if cand.is_file() and os.access(cand, os.X_OK) and _node_major(str(cand)) >= release.node_major:
+        if (
+            cand.is_file()
+            and os.access(cand, os.X_OK)
+            and _node_major(str(cand)) >= release.node_major
+        ):
             return str(cand)
     node = shutil.which("node")
     if node is not None and _node_major(node) >= release.node_major:

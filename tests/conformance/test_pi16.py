@@ -35,7 +35,9 @@ SAMPLES = [(1, False), (2, True), (3, False), (4, True), (5, False), (6, True)]
 @pytest.fixture(params=SAMPLES, ids=lambda p: f"seed{p[0]}{'-reset' if p[1] else ''}")
 def sample16(request: pytest.FixtureRequest, pi16_oracle: Oracle, tmp_path: Path) -> dict[str, Any]:
     seed, reset = request.param
-    args = ["write-sample", tmp_path / "pi", "--seed", str(seed)] + (["--with-reset"] if reset else [])
+    args = ["write-sample", tmp_path / "pi", "--seed", str(seed)] + (
+        ["--with-reset"] if reset else []
+    )
     written: dict[str, Any] = pi16_oracle(args)
     assert written["pi_version"].startswith("1.")
     return written
@@ -87,7 +89,9 @@ def test_sample_fork_agrees(sample16: dict[str, Any], pi16_oracle: Oracle, tmp_p
     path = Path(sample16["path"])
     a = analyze(read(path), path=str(path))
     ids = sample16["ids"]
-    picks = [ids[k] for k in ("a2", "label1", "edit1", "compaction", "compaction2", "a11") if k in ids]
+    picks = [
+        ids[k] for k in ("a2", "label1", "edit1", "compaction", "compaction2", "a11") if k in ids
+    ]
     for at in [*picks, sample16["leafId"]]:
         pi = pi16_oracle(["fork", path, "--at", at, "--dir", tmp_path / "forks"])
         if not pi.get("written", True):
