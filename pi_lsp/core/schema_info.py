@@ -133,3 +133,30 @@ def line_kinds(key: str) -> list[str]:
         if isinstance(value, str) and value not in out:
             out.append(value)
     return out
+
+
+SINCE = "x-pi-since"
+"""Annotation keyword on a definition or property: the pi version that introduced it."""
+
+
+def since(key: str, obj: Any) -> str | None:
+    """The pi version that introduced the kind of entry ``obj`` (its type's definition, or
+    for a message the definition its role selects), when the schema annotates it."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        return None
+    name = obj["type"]
+    if not schema.has_definition(key, name):
+        return None
+    root = schema.load_schema(key)
+    found: list[Any] = [schema.definition(key, name)]
+    message = obj.get("message")
+    if name == "message" and isinstance(message, dict):
+        for node in nodes(key, name, ("message",), obj):
+            for branch in node.get("allOf", []) if isinstance(node, dict) else []:
+                if isinstance(branch, dict) and "then" in branch and _matches(branch.get("if"), message):
+                    found.append(_resolve(root, branch["then"]))
+    for node in reversed(found):
+        value = node.get(SINCE) if isinstance(node, dict) else None
+        if isinstance(value, str):
+            return value
+    return None
