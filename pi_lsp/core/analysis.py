@@ -460,10 +460,18 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
                 for n, block in enumerate(content)
                 if isinstance(block, dict) and block.get("type") == "toolCall"
             )
+    replacement = obj.get("replacement", 0)
+    replaced = replacement.get("content") if isinstance(replacement, dict) else None
     return (
         info.kind,
         info.value is not None,
         isinstance(message, dict),
+        # what the context pi sends depends on (pairing.py, context_edits.py)
+        replacement is None,
+        _block_ids(replaced),
+        isinstance(message, dict) and bool(message.get("excludeFromContext")),
+        bool(obj.get("summary")),
+        "systemMessage" in obj,
         *(
             _tagged(obj.get(key))
             for key in (
@@ -484,6 +492,16 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
         call_id,
         stop,
         calls,
+    )
+
+
+def _block_ids(content: Any) -> tuple[Any, ...]:
+    """The ``(type, id)`` of each block of a content list (tool calls a replacement keeps)."""
+    if not isinstance(content, list):
+        return ("text",) if isinstance(content, str) else ()
+    return tuple(
+        (_tagged(b.get("type")), _tagged(b.get("id"))) if isinstance(b, dict) else None
+        for b in content
     )
 
 

@@ -51,6 +51,9 @@ CODES: dict[str, Code] = {
         Code("PI420", _E, "toolResult whose toolCallId matches no toolCall on its path"),
         Code("PI421", _W, "toolCall on the active path with no toolResult after it"),
         Code("PI422", _W, "two toolResults answer the same toolCall on one path"),
+        Code("PI423", _E, "the context pi sends holds a tool result not right after its call"),
+        Code("PI424", _W, "a compaction's kept range starts inside a tool exchange"),
+        Code("PI425", _W, "a user-role entry between tool calls and their results"),
         Code("PI500", _I, "line larger than 1 MiB"),
     )
 }

@@ -342,11 +342,18 @@ def entries_of(a: Analysis) -> list[tuple[int, Any]]:
     return [(line, v) for line, v in values if _get(v, "type") != "session"]
 
 
-def _walk(entries: list[tuple[int, Any]], leaf_id: Any) -> tuple[int | None, list[int], bool]:
-    """The leaf's index, the path (indices root → leaf) and whether a cycle stopped the walk."""
+def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
+    """pi's ``byId`` over ``entries``: id → position (the last entry with an id wins)."""
     by_id: dict[Any, int] = {}
     for n, (_, value) in enumerate(entries):
         by_id[_key(_get(value, "id"))] = n
+    return by_id
+
+
+def _walk(
+    entries: list[tuple[int, Any]], leaf_id: Any, by_id: dict[Any, int]
+) -> tuple[int | None, list[int], bool]:
+    """The leaf's index, the path (indices root → leaf) and whether a cycle stopped the walk."""
     start: int | None = None
     if leaf_id is not UNDEFINED and js_truthy(leaf_id):
         start = by_id.get(_key(leaf_id))
@@ -394,15 +401,22 @@ def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
     return out
 
 
-def build_context(entries: list[tuple[int, Any]], leaf_id: Any = UNDEFINED) -> SessionContext:
+def build_context(
+    entries: list[tuple[int, Any]],
+    leaf_id: Any = UNDEFINED,
+    by_id: dict[Any, int] | None = None,
+) -> SessionContext:
     """``buildSessionProjection(entries, leafId)`` over pi's (migrated) entries.
 
     ``leaf_id`` is ``UNDEFINED`` for the default leaf (the last entry), None for pi's
     explicit null leaf (no messages), or an id (unknown ids fall back to the last entry).
+    ``by_id`` is :func:`entry_index` of ``entries`` when the caller builds many contexts.
     """
     if leaf_id is None:
         return SessionContext()
-    start, indices, cycle = _walk(entries, leaf_id)
+    start, indices, cycle = _walk(
+        entries, leaf_id, entry_index(entries) if by_id is None else by_id
+    )
     ctx = SessionContext(cycle=cycle)
     if start is None:
         return ctx

@@ -1,8 +1,9 @@
 """Link analysis: build the entry tree and check every reference between entries.
 
 Covers ids and parents (PI400-PI403), compaction/label/branch-summary references
-(PI410-PI413), context edits (PI414-PI415) and tool calls against tool results
-(PI420-PI422). Everything is linear
+(PI410-PI413), context edits (PI414-PI415), tool calls against tool results
+(PI420-PI422) and the pairing of calls and results in the context pi sends
+(PI423-PI425, :mod:`pi_lsp.core.pairing`). Everything is linear
 in the number of entries: ancestor questions use the tree's Euler-tour numbering.
 """
 
@@ -57,6 +58,9 @@ def check(a: Analysis) -> None:
         _check_ids(a)
         _check_references(a)
     _check_tools(a)
+    from . import pairing  # it builds pi's context, which needs the finished analysis types
+
+    a.findings.extend(pairing.check(a, {(f.span.line, f.code) for f in a.findings}))
 
 
 def _first_lines(a: Analysis) -> dict[str, int]:

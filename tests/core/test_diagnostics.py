@@ -119,6 +119,9 @@ MESSAGE = {
     "PI420": r"toolCallId '\w+'.*no toolCall.*path",
     "PI421": r"toolCall 'toolu_02'.*no toolResult.*pi sends",
     "PI422": r"second toolResult.*'toolu_01'",
+    "PI423": r"context for the leaf pi resumes from breaks: .*'toolu_01'.*providers such as Anthropic reject",
+    "PI424": r"kept range starts inside a tool exchange.*orphaned result.*reject",
+    "PI425": r"pi sends this entry as a user message between the tool calls.*No result provided",
     "PI500": r"MiB.*pi loads",
 }
 
@@ -258,6 +261,47 @@ CASES: dict[str, list[Expect]] = {
             At(5, q("toolu_01"), after='"toolCallId":'),
             W,
             related=(At(4, q("toolu_01"), after='"toolCallId":'),),
+        )
+    ],
+    # the context pi sends breaks: reported on the entry that causes it
+    "pi423-compaction-keeps-orphan-result": [
+        Expect(
+            "PI423",
+            At(6, q(R1), after='"firstKeptEntryId":'),
+            E,
+            related=(At(4, q("toolu_01"), after='"toolCallId":'), At(3)),
+        )
+    ],
+    "pi423-context-edit-omits-call": [
+        Expect(
+            "PI423",
+            At(6, q(A1), after='"targetId":'),
+            E,
+            related=(At(4, q("toolu_01"), after='"toolCallId":'), At(3)),
+        )
+    ],
+    "pi423-interloper-between-call-and-result": [
+        Expect(
+            "PI423",
+            At(4, q("custom_message")),
+            E,
+            related=(At(5, q("toolu_01"), after='"toolCallId":'), At(3)),
+        )
+    ],
+    "pi424-compaction-off-the-resumed-path": [
+        Expect(
+            "PI424",
+            At(6, q(R1), after='"firstKeptEntryId":'),
+            W,
+            related=(At(4, q("toolu_01"), after='"toolCallId":'), At(3)),
+        )
+    ],
+    "pi425-interloper-on-another-branch": [
+        Expect(
+            "PI425",
+            At(4, q("custom_message")),
+            W,
+            related=(At(3), At(5, q("toolu_01"), after='"toolCallId":')),
         )
     ],
     "u2028-raw-separators-before-problem": [Expect("PI400", At(6, q("deadbeef")), E)],
