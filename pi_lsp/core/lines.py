@@ -7,28 +7,16 @@ Findings are :class:`Issue` objects with columns but no line number.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from . import schema
+from . import schema, schema_info
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 
-PI_ENTRY_TYPES = frozenset(
-    {
-        "message",
-        "model_change",
-        "thinking_level_change",
-        "compaction",
-        "branch_summary",
-        "custom",
-        "custom_message",
-        "label",
-        "session_info",
-    }
-)
 HEADER_TYPES = frozenset({"session", "session_header"})
 MIB = 1024 * 1024
 
@@ -228,14 +216,18 @@ def _json_kind(value: Any) -> str:
     return "array"
 
 
+@functools.cache
+def pi_entry_types() -> frozenset[str]:
+    """Every entry type pi knows: the kinds the current (v3) schema dispatches on."""
+    return frozenset(k for k in schema_info.line_kinds("pi.3") if k not in HEADER_TYPES)
+
+
 def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -> None:
     obj = info.obj
     etype = info.type or ""
     key = schema.schema_key(ctx.fmt, ctx.version)
-    if (
-        (ctx.fmt == "pi"
-        and etype not in PI_ENTRY_TYPES)
-        or (ctx.fmt != "pi" and not schema.has_definition(key, etype))
+    if (ctx.fmt == "pi" and etype not in pi_entry_types()) or (
+        ctx.fmt != "pi" and not schema.has_definition(key, etype)
     ):
         start, end = _span(text, ("type",))
         issues.append(
