@@ -30,9 +30,11 @@ CODES: dict[str, Code] = {
         Code("PI101", _E, "a second or misplaced header"),
         Code("PI102", _E, "unsupported version (newer than 3: warning)"),
         Code("PI103", _W, "session not migrated to v3"),
-        Code("PI104", _H, "file name's uuid differs from the header id"),
+        Code("PI104", _H, "file name's session id differs from the header id"),
         Code("PI105", _I, "book-dialect layout (session_header) that pi cannot load"),
-        Code("PI200", _E, "entry violates its JSON Schema"),
+        # graded per violation by the schema's x-pi-consequence (error/warning/information);
+        # error only for a violation the schema does not grade
+        Code("PI200", _E, "entry violates its JSON Schema (severity: what pi does with it)"),
         Code("PI201", _W, 'assistant stopReason is "pending"'),
         Code("PI300", _E, "entry without id/parentId in a v2/v3 file"),
         Code("PI301", _W, "role hookMessage in a v3 file"),
