@@ -8,6 +8,7 @@ Findings are :class:`Issue` objects with columns but no line number.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -54,13 +55,19 @@ class Issue:
 
 @dataclass(slots=True)
 class LineInfo:
-    """The result of parsing and checking one line on its own."""
+    """The result of parsing and checking one line on its own.
+
+    ``edge_space`` is the span of whitespace at the very start or end of the file that
+    ``JSON.parse`` rejects (a BOM, U+00A0, U+2028...): pi 0.73 trimmed it off the whole file,
+    pi 1.6 parses the line with it (see :func:`parse`).
+    """
 
     kind: Kind
     value: Any = None
     type: str | None = None
     error: ParseError | None = None
     issues: list[Issue] = field(default_factory=list)
+    edge_space: tuple[int, int] | None = None
 
     @property
     def parsed(self) -> bool:
@@ -85,31 +92,86 @@ _JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
 
 
 def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
-    """Classify one line: blank, invalid JSON, some other JSON, header or entry.
+    """Classify one line as pi 1.6 reads it: blank, invalid JSON, other JSON, header or entry.
 
-    ``first`` and ``last`` mark the first and last non-blank lines of the file: pi trims
-    the whole file's text before splitting it, so leading whitespace on the first (a BOM,
-    say) and trailing whitespace on the last (U+00A0, say) are not part of the JSON.
+    pi 1.6 (since 0.78.1) gives each line to ``JSON.parse`` as it is; pi 0.73 trimmed the
+    whole file first. ``first`` and ``last`` mark the first and last non-blank lines, where
+    the two differ: whitespace that ``JSON.parse`` rejects before the first line's JSON (a
+    BOM) or after the last line's (U+00A0) makes pi 1.6 skip a line pi 0.73 read. Such a
+    line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
+    refuses the whole file, which :func:`check` reports), so the rest is still analysed.
     """
     if is_blank(text):
         return LineInfo(Kind.BLANK)
-    body = text
-    shift = 0  # characters trimmed off the start
-    if first:
-        m = JS_SPACE.match(body)
-        shift = m.end() if m else 0
-        body = body[shift:]
-    if last:
-        m = _JS_SPACE_END.search(body)
-        body = body[: m.start()] if m else body
-    value, error = parse_line(body)
+    value, error = parse_line(text)
     if error is not None:
-        error = ParseError(error.offset + shift, error.message, error.at_end)
+        lead = JS_SPACE.match(text) if first else None
+        trail = _JS_SPACE_END.search(text) if last else None
+        start = lead.end() if lead else 0
+        end = trail.start() if trail else len(text)
+        if start or end < len(text):
+            trimmed, trimmed_error = parse_line(text[start:end])
+            if trimmed_error is None:
+                space = (0, start) if start else (end, len(text))
+                if start and isinstance(trimmed, dict) and trimmed.get("type") in HEADER_TYPES:
+                    return LineInfo(Kind.HEADER, trimmed, trimmed["type"], edge_space=space)
+                return LineInfo(Kind.INVALID, error=error, edge_space=space)
         return LineInfo(Kind.INVALID, error=error)
     if isinstance(value, dict) and isinstance(value.get("type"), str):
         kind = Kind.HEADER if value["type"] in HEADER_TYPES else Kind.ENTRY
         return LineInfo(kind, value, value["type"])
     return LineInfo(Kind.OTHER, value)
+
+
+_DECODER = json.JSONDecoder(strict=True)
+_ENTRY_START = '{"type":'
+_GLUE_TRIES = 1000
+"""At most this many ``{"type":`` positions are tried as the start of a glued entry."""
+
+
+def glued_entries(text: str) -> list[tuple[int, bool]] | None:
+    """Where a line holds several entries glued together: ``[(start, complete), ...]``.
+
+    pi writes ``JSON.stringify(entry) + "\\n"``; when a write stops short (a crash) or the
+    file lacks its final newline, the next entry lands on the same line. So the line is a
+    run of complete objects, possibly after one entry cut off mid-write (``complete`` is
+    False for that first piece). Entries start with ``{"type":``, which cannot occur inside
+    a JSON string (its quotes would be escaped) but does open nested content blocks; those
+    are tried and rejected. None unless the line holds at least two pieces.
+    """
+    start = len(text) - len(text.lstrip(" \t"))
+    end = len(text.rstrip(" \t\r"))
+
+    def run_from(pos: int) -> list[int] | None:
+        """The starts of the complete objects that fill the line from ``pos`` to its end."""
+        starts: list[int] = []
+        while True:
+            try:
+                value, stop = _DECODER.raw_decode(text, pos)
+            except ValueError:
+                return None
+            if not isinstance(value, dict):
+                return None
+            starts.append(pos)
+            stop += len(text[stop:end]) - len(text[stop:end].lstrip(" \t"))
+            if stop >= end:
+                return starts
+            if not text.startswith(_ENTRY_START, stop):
+                return None
+            pos = stop
+
+    whole = run_from(start)
+    if whole is not None:
+        return [(s, True) for s in whole] if len(whole) > 1 else None
+    nxt = text.find(_ENTRY_START, start + 1)
+    for _ in range(_GLUE_TRIES):
+        if nxt < 0:
+            return None
+        rest = run_from(nxt)
+        if rest is not None:
+            return [(start, False), *((s, True) for s in rest)]
+        nxt = text.find(_ENTRY_START, nxt + 1)
+    return None
 
 
 def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
@@ -122,8 +184,42 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     elif info.kind is Kind.ENTRY:
         _check_entry(text, info, ctx, issues)
     elif info.kind is Kind.HEADER:
+        if info.edge_space is not None:
+            issues.append(_header_after_space(text, info.edge_space))
         _check_schema(text, info, ctx, "header", issues)
     return issues
+
+
+_SPACE_NAMES = {
+    0x0B: "a vertical tab",
+    0x0C: "a form feed",
+    0xA0: "a no-break space",
+    0x2028: "a line separator",
+    0x2029: "a paragraph separator",
+    0xFEFF: "a byte-order mark",
+}
+
+
+def space_names(text: str) -> str:
+    """The characters of ``text`` that ``JSON.parse`` does not take as whitespace, named."""
+    names: list[str] = []
+    for ch in dict.fromkeys(text):
+        if ch not in " \t\r\n":
+            names.append(f"U+{ord(ch):04X} ({_SPACE_NAMES.get(ord(ch), 'whitespace')})")
+    return ", ".join(names)
+
+
+def _header_after_space(text: str, space: tuple[int, int]) -> Issue:
+    return Issue(
+        "PI100",
+        Severity.ERROR,
+        space[0],
+        space[1],
+        f"the file starts with {space_names(text[space[0] : space[1]])} before the session "
+        "header; pi 1.6 gives each line to JSON.parse as it is, which rejects it, so it finds no "
+        "header: it leaves the session out of /resume and refuses to open the file (\"not a "
+        "valid pi session\"); pi 0.73 trimmed the whole file and read it",
+    )
 
 
 def _span(text: str, path: tuple[str | int, ...], want_key: bool = False) -> tuple[int, int]:
