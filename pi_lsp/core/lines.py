@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from . import schema, schema_info
+from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 
@@ -407,24 +408,65 @@ def _check_pi_version_rules(
             )
 
 
+_SEVERITIES = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "information": Severity.INFORMATION,
+}
+
+
 def _check_schema(text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]) -> None:
+    """PI200 per violation, graded by what pi does with it (the schema's annotations)."""
     key = schema.schema_key(ctx.fmt, ctx.version)
     for violation in schema.validate(key, name, info.value):
+        path = violation.path
         if violation.missing is not None:
-            path = violation.path
-            if path:
-                start, end = _span(text, path, want_key=True)
-            else:
-                start, end = _span(text, ("type",))
-        else:
-            start, end = _span(text, violation.path)
-        issues.append(
-            Issue(
-                "PI200",
-                Severity.ERROR,
-                start,
-                end,
-                f"{violation.message} ({name} schema v{ctx.version}); pi may misread this entry",
-                {"path": list(violation.path)},
+            start, end = _span(text, path, want_key=True) if path else _span(text, ("type",))
+            where = _owner(name, info.value, path)
+            what = f"{where} has no '{violation.missing}'"
+            graded = schema_info.consequence(
+                key, name, (*path, violation.missing), info.value, missing=True
             )
-        )
+        else:
+            start, end = _span(text, path)
+            where = _owner(name, info.value, path[:-1], by_role=path != ("message", "role"))
+            field = path[-1] if path else None
+            what = f"{where} {_field(field)} {violation.problem}" if path else (
+                f"{where} {violation.problem}"
+            )
+            graded = schema_info.consequence(key, name, path, info.value)
+        if graded is None or graded.severity not in _SEVERITIES:
+            severity = CODES["PI200"].severity
+            message = f"{what} ({name} schema v{ctx.version}); pi may misread this entry"
+        else:
+            severity = _SEVERITIES[graded.severity]
+            message = f"{what}; {graded.text}"
+        issues.append(Issue("PI200", severity, start, end, message, {"path": list(path)}))
+
+
+def _owner(name: str, value: Any, path: tuple[str | int, ...], by_role: bool = True) -> str:
+    """The object at ``path`` in a line, for a message: "assistant message usage.cost".
+
+    Inside a message entry's message the role names it, unless ``by_role`` is False (the
+    role itself is at fault).
+    """
+    message = value.get("message") if isinstance(value, dict) else None
+    if name == "message" and path[:1] == ("message",) and isinstance(message, dict):
+        role = message.get("role")
+        label = f"{role} message" if by_role and isinstance(role, str) else "message"
+        path = path[1:]
+    else:
+        label = "session header" if name == "header" else f"{name} entry"
+    dotted = _dotted(path)
+    return f"{label} {dotted}" if dotted else label
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for item in path:
+        out += f"[{item}]" if isinstance(item, int) else (f".{item}" if out else item)
+    return out
+
+
+def _field(item: str | int | None) -> str:
+    return f"item {item}" if isinstance(item, int) else f"'{item}'"

@@ -8,10 +8,7 @@ against the rules, and, where pi 1.6 is installed, against pi 1.6's own loader.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,9 +16,8 @@ import pytest
 from pi_lsp.core.analysis import Analysis, analyze
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.lines import Kind
+from tests.core.pi16 import find_pi16, module_url, run
 from tests.core.pi_sessions import assistant, header, js, user
-
-ROOT = Path(__file__).resolve().parents[2]
 
 HEAD = header()
 U1 = user("1a2b3c4d", None)
@@ -170,19 +166,6 @@ def test_file_name_differing_in_case_says_so() -> None:
 # ----------------------------------------------------------------------------- pi 1.6 itself
 
 
-def _pi16() -> tuple[str, Path] | None:
-    """node (22+) and pi 1.6's node_modules: $PI_LSP_PI16_MODULES, or a pi16/ beside the repo."""
-    env = os.environ.get("PI_LSP_PI16_MODULES")
-    candidates = [Path(env)] if env else [p / "pi16" / "node_modules" for p in ROOT.parents]
-    for modules in candidates:
-        if (modules / "@earendil-works" / "pi-coding-agent" / "package.json").is_file():
-            bundled = modules / "node" / "bin" / "node"
-            node = str(bundled) if bundled.is_file() else shutil.which("node")
-            if node:
-                return node, modules
-    return None
-
-
 LOADER_CASES = {
     "bom-header": "\ufeff" + doc(HEAD, U1, A1),
     "nbsp-after-last": doc(HEAD, U1, A1 + "\u00a0", end=""),
@@ -197,23 +180,19 @@ LOADER_CASES = {
 
 @pytest.mark.parametrize("name", LOADER_CASES)
 def test_lines_pi16_keeps_are_the_lines_we_parse(name: str, tmp_path: Path) -> None:
-    pi = _pi16()
+    pi = find_pi16()
     if pi is None:
         pytest.skip("pi 1.6 (@earendil-works/pi-coding-agent) is not installed beside the repo")
     node, modules = pi
     text = LOADER_CASES[name]
     session = tmp_path / "s.jsonl"
     session.write_bytes(text.encode("utf-8"))
-    loader = modules / "@earendil-works" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
+    loader = module_url(modules, "pi-coding-agent", "dist/core/session-manager.js")
     script = (
-        f"import {{ loadEntriesFromFile }} from {json.dumps(loader.as_uri())};"
+        f"import {{ loadEntriesFromFile }} from {loader};"
         f"console.log(JSON.stringify(loadEntriesFromFile({json.dumps(str(session))})));"
     )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    kept = json.loads(done.stdout)
+    kept = json.loads(run(node, script))
     a = analyze(text)
     refused = any(f.code == "PI100" and f.severity is Severity.ERROR for f in a.findings)
     ours = [a.infos[i].value for i in range(len(a.infos)) if a.infos[i].parsed]
