@@ -409,7 +409,10 @@ def _analyze(
         analysis.link_findings = analysis.findings
         analysis.findings = []
     findings = analysis.findings
-    _line_findings(split, infos, header_line, version, findings)
+    tree = analysis.tree
+    leaf = tree.leaf
+    lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
+    _line_findings(split, infos, header_line, version, lone_leaf, findings)
     _header_findings(analysis)
     findings.extend(analysis.link_findings)
     findings.sort(key=sort_key)
@@ -524,8 +527,10 @@ def _line_findings(
     infos: list[LineInfo],
     header_line: int | None,
     version: int,
+    lone_leaf: int | None,
     out: list[Finding],
 ) -> None:
+    """Findings of single lines; ``lone_leaf`` is the leaf when it has no parent (a root)."""
     lines = split.lines
     last_content = len(infos) - 1
     while last_content >= 0 and infos[last_content].kind is Kind.BLANK:
@@ -537,12 +542,20 @@ def _line_findings(
         if kind is entry and not info.issues:
             continue
         for issue in info.issues:
+            message = issue.message
+            if issue.code == "PI004" and i == lone_leaf:
+                message = (
+                    f"unknown entry type '{info.type}' for this format; pi keeps the line, and "
+                    "as the last entry with no parent it is where pi resumes: the path from it "
+                    "holds only this entry, which pi does not send, so pi resumes with an "
+                    "empty context"
+                )
             out.append(
                 Finding(
                     issue.code,
                     issue.severity,
                     Span(i, issue.start, issue.end),
-                    issue.message,
+                    message,
                     data=issue.data,
                 )
             )

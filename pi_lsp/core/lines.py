@@ -364,34 +364,18 @@ def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -
 def _check_pi_version_rules(
     text: str, obj: dict[str, Any], ctx: Context, issues: list[Issue]
 ) -> None:
-    if ctx.version >= 2:
-        missing = [k for k in ("id", "parentId") if k not in obj]
-        if missing:
-            start, end = _span(text, ("type",))
-            names = " and ".join(f"'{k}'" for k in missing)
-            issues.append(
-                Issue(
-                    "PI300",
-                    Severity.ERROR,
-                    start,
-                    end,
-                    f"entry has no {names} in a v{ctx.version} session; pi does not migrate "
-                    "v2+ files, so this entry is cut off from the tree and nothing can link to it",
-                    {"missing": missing},
-                )
+    if ctx.version >= 2 and obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+        start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
+        issues.append(
+            Issue(
+                "PI302",
+                Severity.WARNING,
+                start,
+                end,
+                f"'firstKeptEntryIndex' is a v1 field; in a v{ctx.version} session pi ignores "
+                "it and only reads 'firstKeptEntryId'",
             )
-        if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
-            start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
-            issues.append(
-                Issue(
-                    "PI302",
-                    Severity.WARNING,
-                    start,
-                    end,
-                    f"'firstKeptEntryIndex' is a v1 field; in a v{ctx.version} session pi ignores "
-                    "it and only reads 'firstKeptEntryId'",
-                )
-            )
+        )
     if ctx.version >= 3:
         message = obj.get("message")
         if isinstance(message, dict) and message.get("role") == "hookMessage":
