@@ -36,11 +36,11 @@ CODES: dict[str, Code] = {
         # error only for a violation the schema does not grade
         Code("PI200", _E, "entry violates its JSON Schema (severity: what pi does with it)"),
         Code("PI201", _W, 'assistant stopReason is "pending"'),
-        Code("PI300", _E, "entry without id/parentId in a v2/v3 file"),
+        Code("PI300", _E, "entry without id/parentId in a v2/v3 file (lower when pi loses nothing)"),
         Code("PI301", _W, "role hookMessage in a v3 file"),
         Code("PI302", _W, "firstKeptEntryIndex in a v2/v3 file"),
         Code("PI303", _W, "entries carry ids but the header says v1"),
-        Code("PI400", _E, "parentId names no entry"),
+        Code("PI400", _E, "parentId names no entry (information on the first entry)"),
         Code("PI401", _E, "duplicate id"),
         Code("PI402", _E, "parentId cycle"),
         Code("PI403", _W, "parentId names an entry on a later line"),
