@@ -890,6 +890,24 @@ ADDED_AFTER_0_73_1 = {
 }
 
 
+# kinds pi added after 0.73.1: every field of theirs names the release too
+NEW_KINDS = {
+    "usage": "0.86.0",
+    "context_edit": "0.87.0",
+    "SystemMessage": "0.86.0",
+    "Tool": "0.86.0",
+    "ToolReference": "0.86.0",
+    "DeferredHandle": "0.84.0",
+    "NestedToolCalls": "0.99.0",
+    "NestedToolCallRecord": "0.99.0",
+}
+SHARED_FIELDS = {"type", "id", "parentId", "timestamp", "role", "replace"}
+for _kind, _version in NEW_KINDS.items():
+    for _prop in SCHEMA_DOCS[PI_FILES[3]]["$defs"][_kind]["properties"]:
+        if _prop not in SHARED_FIELDS:
+            ADDED_AFTER_0_73_1[(_kind, _prop)] = _version
+
+
 @pytest.mark.parametrize(("where", "version"), ADDED_AFTER_0_73_1.items(), ids=str)
 def test_fields_added_after_0_73_1_name_their_pi_version(
     where: tuple[str, str | None], version: str
