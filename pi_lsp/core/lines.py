@@ -142,6 +142,8 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
     """
     start = len(text) - len(text.lstrip(" \t"))
     end = len(text.rstrip(" \t\r"))
+    if not text.startswith(_ENTRY_START, start):
+        return None
 
     def run_from(pos: int) -> list[int] | None:
         """The starts of the complete objects that fill the line from ``pos`` to its end."""
@@ -149,7 +151,7 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
         while True:
             try:
                 value, stop = _DECODER.raw_decode(text, pos)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than json allows
                 return None
             if not isinstance(value, dict):
                 return None
