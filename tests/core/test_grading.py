@@ -8,7 +8,6 @@ against pi 1.6's own code where it is installed.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from typing import Any
@@ -19,23 +18,15 @@ from pi_lsp.core.analysis import analyze
 from pi_lsp.core.findings import Finding, Severity
 from tests.core.pi16 import find_pi16, module_url, run
 from tests.core.pi_sessions import assistant, header, js, user
+from tests.core.test_schemas import DELETE, _with
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
 U1 = user("1a2b3c4d", None)
 A1 = json.loads(assistant("2b3c4d5e", "1a2b3c4d"))
-DROP = object()
 
 
 def changed(entry: dict[str, Any], path: tuple[str | int, ...], value: Any) -> str:
-    out = copy.deepcopy(entry)
-    node = out
-    for item in path[:-1]:
-        node = node[item]
-    if value is DROP:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return js(out)
+    return js(_with(entry, path, value))
 
 
 def pi200(line: str) -> list[Finding]:
@@ -43,28 +34,28 @@ def pi200(line: str) -> list[Finding]:
     return [f for f in a.findings if f.code == "PI200" and f.span.line == 2]
 
 
-# (path in the assistant entry, new value or DROP, severity, message, where the range starts:
+# (path in the assistant entry, new value or DELETE, severity, message, where the range starts:
 # a token and the text it follows). A missing property's range is its parent's key (the
 # entry's type at the top level, the block itself inside an array); a wrong value's is
 # the value.
 CASES = [
-    (("message", "stopReason"), DROP, N, r"^assistant message has no 'stopReason'; pi only compares stopReason with \"error\" and \"aborted\"", ('"message"', '"timestamp":')),
+    (("message", "stopReason"), DELETE, N, r"^assistant message has no 'stopReason'; pi only compares stopReason with \"error\" and \"aborted\"", ('"message"', '"timestamp":')),
     (("message", "stopReason"), "paused", N, r"^assistant message 'stopReason' must be one of .*, not 'paused'; pi only compares", ('"paused"', "")),
-    (("message", "usage", "cost", "input"), DROP, N, r"^assistant message usage\.cost has no 'input'; pi sums cost\.total only", ('"cost"', "")),
-    (("message", "usage", "cost", "total"), DROP, W, r"^assistant message usage\.cost has no 'total'; pi adds cost\.total to the session cost, which becomes NaN", ('"cost"', "")),
+    (("message", "usage", "cost", "input"), DELETE, N, r"^assistant message usage\.cost has no 'input'; pi sums cost\.total only", ('"cost"', "")),
+    (("message", "usage", "cost", "total"), DELETE, W, r"^assistant message usage\.cost has no 'total'; pi adds cost\.total to the session cost, which becomes NaN", ('"cost"', "")),
     (("message", "usage", "input"), "12", W, r"^assistant message usage 'input' must be a number, not a string; .*token totals", ('"12"', "")),
-    (("message", "usage", "cost"), DROP, E, r"^assistant message usage has no 'cost'; pi's footer and session statistics add usage\.cost\.total and throw", ('"usage"', "")),
-    (("message", "usage"), DROP, E, r"^assistant message has no 'usage'; pi's footer and session statistics .* throw", ('"message"', '"timestamp":')),
+    (("message", "usage", "cost"), DELETE, E, r"^assistant message usage has no 'cost'; pi's footer and session statistics add usage\.cost\.total and throw", ('"usage"', "")),
+    (("message", "usage"), DELETE, E, r"^assistant message has no 'usage'; pi's footer and session statistics .* throw", ('"message"', '"timestamp":')),
     (("message", "usage"), "lots", E, r"^assistant message 'usage' must be an object, not a string; .* throw", ('"lots"', "")),
     (("message", "content"), "hi", E, r"^assistant message 'content' must be an array or null, not a string; pi-ai's transformMessages calls content\.flatMap and throws", ('"hi"', "")),
-    (("message", "content"), DROP, N, r"^assistant message has no 'content'; pi and pi-ai read a missing content as empty", ('"message"', '"timestamp":')),
-    (("message", "content", 0, "text"), DROP, E, r"^assistant message content\[0\] has no 'text'; pi-ai's provider adapters call text\.trim\(\) and throw", ("{", '"content":[')),
+    (("message", "content"), DELETE, N, r"^assistant message has no 'content'; pi and pi-ai read a missing content as empty", ('"message"', '"timestamp":')),
+    (("message", "content", 0, "text"), DELETE, E, r"^assistant message content\[0\] has no 'text'; pi-ai's provider adapters call text\.trim\(\) and throw", ("{", '"content":[')),
     (("message", "content", 0, "type"), "video", W, r"leave blocks of a kind they do not know out of the request", ('"video"', "")),
     (("message", "role"), "oracle", W, r"^message 'role' must be one of .*, not 'oracle'; pi keeps the entry but never sends", ('"oracle"', "")),
-    (("message", "model"), DROP, W, r"^assistant message has no 'model'; pi restores the session's model", ('"message"', '"timestamp":')),
+    (("message", "model"), DELETE, W, r"^assistant message has no 'model'; pi restores the session's model", ('"message"', '"timestamp":')),
     (("message", "thinkingLevel"), "ultra", N, r"only keeps it as a record", ('"ultra"', "")),
     (("parentId",), 7, E, r"^message entry 'parentId' must be a string or null, not a number; pi follows only string parent ids", ("7", '"parentId":')),
-    (("timestamp",), DROP, N, r"^message entry has no 'timestamp'; pi only uses it to order sibling branches", ('"message"', '"type":')),
+    (("timestamp",), DELETE, N, r"^message entry has no 'timestamp'; pi only uses it to order sibling branches", ('"message"', '"type":')),
     (("message",), None, E, r"^message entry 'message' must be an object, not null; pi reads message\.role of every message entry", ("null", '"message":')),
 ]
 
@@ -72,7 +63,7 @@ CASES = [
 @pytest.mark.parametrize(
     ("path", "value", "severity", "message", "at"),
     CASES,
-    ids=[f"{'.'.join(map(str, c[0]))}={'drop' if c[1] is DROP else c[1]}" for c in CASES],
+    ids=[f"{'.'.join(map(str, c[0]))}={'drop' if c[1] is DELETE else c[1]}" for c in CASES],
 )
 def test_assistant_violations_are_graded(
     path: tuple[str | int, ...],
