@@ -83,6 +83,20 @@ def test_assistant_violations_are_graded(
         assert f.span.end == start + len(token)
 
 
+@pytest.mark.parametrize(
+    ("line", "severity", "message"),
+    [
+        (js({"type": "message", "id": "m", "parentId": "2b3c4d5e", "timestamp": "t", "message": {"role": "user", "content": [5]}}),
+         E, r"^user message content item 0 must be an object, not a number; .*as an image, and the provider rejects it"),
+        (changed(A1, ("message", "content"), [7]), W, r"^assistant message content item 0 must be an object, not a number; .*leave a block they cannot read out"),
+    ],
+    ids=["user", "assistant"],
+)
+def test_content_items_that_are_no_blocks(line: str, severity: Severity, message: str) -> None:
+    (f,) = pi200(line)
+    assert f.severity is severity and re.search(message, f.message), f.message
+
+
 def test_a_missing_top_level_property_points_at_the_entry_type() -> None:
     (f,) = pi200(js({"type": "model_change", "id": "x", "parentId": "2b3c4d5e", "timestamp": "t", "provider": "p"}))
     assert f.message.startswith("model_change entry has no 'modelId'")

@@ -855,6 +855,12 @@ def test_every_v3_property_says_what_pi_does_with_a_bad_value() -> None:
                 and grade["text"].strip()
             ):
                 ungraded.append(f"{path}:{key}")
+    # an array item that is not even an object is graded on the definition it refers to
+    defs = doc["$defs"]
+    for path, node in _walk(doc, ""):
+        ref = node.get("items", {}).get("$ref") if isinstance(node.get("items"), dict) else None
+        if isinstance(ref, str) and "x-pi-consequence" not in defs[ref.rsplit("/", 1)[-1]]:
+            ungraded.append(f"{path}/items -> {ref}")
     assert ungraded == []
 
 
