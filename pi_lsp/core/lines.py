@@ -126,6 +126,7 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
 
 _DECODER = json.JSONDecoder(strict=True)
 _ENTRY_START = '{"type":'
+_BLANKS = re.compile(r"[ \t]*")
 _GLUE_TRIES = 1000
 """At most this many ``{"type":`` positions are tried as the start of a glued entry."""
 
@@ -156,7 +157,7 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
             if not isinstance(value, dict):
                 return None
             starts.append(pos)
-            stop += len(text[stop:end]) - len(text[stop:end].lstrip(" \t"))
+            stop = _BLANKS.match(text, stop).end()  # type: ignore[union-attr]
             if stop >= end:
                 return starts
             if not text.startswith(_ENTRY_START, stop):
