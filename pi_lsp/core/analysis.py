@@ -640,6 +640,9 @@ def _edge_space_finding(text: str, line: int, space: tuple[int, int]) -> Finding
     )
 
 
+_GLUE_RELEASES = " (releases before 0.84.4 did; pi 1.6 adds the missing newline first)"
+
+
 def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
     """What pi does with a line holding several entries glued together."""
     complete = sum(1 for _, whole in pieces if whole)
@@ -647,13 +650,14 @@ def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
         what = (
             f"{len(pieces)} JSON objects glued together on one line: pi wrote an entry without "
             "its line break (it crashed mid-write, or the file lacked its final newline) and "
-            "appended the next one to it"
+            f"appended the next one to it{_GLUE_RELEASES}"
         )
     else:
         what = (
             f"{len(pieces) - complete} entr{'y' if len(pieces) - complete == 1 else 'ies'} cut "
             f"off mid-write with {complete} complete one{'' if complete == 1 else 's'} glued "
-            "after it: pi crashed while writing and appended the next entry to the same line"
+            "after it: pi crashed while writing and appended the next entry to the same "
+            f"line{_GLUE_RELEASES}"
         )
     message = (
         f"line is not valid JSON: {what}; JSON.parse rejects the whole line, so pi skips it and "
@@ -696,7 +700,7 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.line_span(first),
-                'the first line is not a session header ({"type":"session",...}); '
+                'the first line that parses is not a session header ({"type":"session",...}); '
                 + _NO_HEADER,
             )
         )
