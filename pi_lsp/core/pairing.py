@@ -88,7 +88,7 @@ def _sends_as_user(obj: dict[str, Any]) -> bool:
     role = message.get("role")
     if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
         return False
-    return role in USER_ROLES
+    return isinstance(role, str) and role in USER_ROLES
 
 
 def _cause(
@@ -187,18 +187,20 @@ def _kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
         return None
     path = tree.path_to(c)
     span = path[path.index(kept) : -1] if kept in path else []
-    calls: set[Any] = set()
+    calls: set[str] = set()
     for line in span:
         message = _message(a.infos[line].obj)
         role = message.get("role")
+        ref = message.get("toolCallId")
         if role == "assistant" and isinstance(message.get("content"), list):
             calls.update(
-                b.get("id")
+                b["id"]
                 for b in message["content"]
-                if isinstance(b, dict) and b.get("type") == "toolCall"
+                if isinstance(b, dict)
+                and b.get("type") == "toolCall"
+                and isinstance(b.get("id"), str)
             )
-        elif role == "toolResult" and message.get("toolCallId") not in calls:
-            ref = message.get("toolCallId")
+        elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
             owner = next(
                 (
                     ln
