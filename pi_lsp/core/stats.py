@@ -299,6 +299,35 @@ def _branch_of(tree: Tree) -> tuple[dict[int, int], list[tuple[int, int | None]]
     return branch, starts
 
 
+def _count(obj: dict[str, Any], message: Any, model: str | None) -> Counted | None:
+    """What pi's stats loop counts for one entry (line, branch and path fields left 0)."""
+    etype = obj.get("type")
+    if isinstance(message, dict):
+        role = message.get("role")
+        usage = read_usage(message.get("usage")) if role in ("assistant", "toolResult") else None
+        calls = 0
+        context = None
+        if role == "assistant":
+            content = message.get("content")
+            if isinstance(content, list):
+                calls = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
+            context = context_tokens(message)
+        elif role == "toolResult" and usage is not None:
+            model = SUMMARIES
+        kind = role if isinstance(role, str) else "message"
+        return Counted(0, _key(obj), kind, calls, usage, model, _entry_time(obj, message), 0, 0, 0.0, context)
+    if etype in ("usage", "compaction", "branch_summary"):
+        usage = read_usage(obj.get("usage"))
+        if usage is None:
+            return None
+        if etype == "usage":
+            model = f"{_str(obj.get('provider'))}/{_str(obj.get('model'))}"
+        else:
+            model = SUMMARIES
+        return Counted(0, _key(obj), etype, 0, usage, model, _entry_time(obj, None), 0, 0, 0.0)
+    return None
+
+
 def from_lines(
     path: str, infos: Sequence[LineInfo], tree: Tree, header_line: int | None, fmt: str = "pi"
 ) -> FileStats:
@@ -317,63 +346,35 @@ def from_lines(
     out.started = parse_time(header.get("timestamp"))
     v1_model = _model_change(header)
     branch, starts = _branch_of(tree)
-    turn: dict[int, int] = {}
-    cost: dict[int, float] = {}
-    model: dict[int, str | None] = {}
+    # per entry: assistant turns, cost and model in effect on its path, up to and with it
+    at: dict[int, tuple[int, float, str | None]] = {}
     for line in tree.entries:
         obj = infos[line].obj
         up = tree.parent.get(line)
-        turns = turn.get(up, 0) if up is not None else 0
-        spent = cost.get(up, 0.0) if up is not None else 0.0
-        current = model.get(up, v1_model) if up is not None else v1_model
+        turns, spent, current = at.get(up, (0, 0.0, v1_model)) if up is not None else (0, 0.0, v1_model)
         etype = obj.get("type")
-        message = obj.get("message") if etype == "message" else None
-        item: Counted | None = None
         if etype == "session_info":
             name = obj.get("name")
-            out.name = name.strip() or None if isinstance(name, str) else None
+            out.name = (name.strip() or None) if isinstance(name, str) else None
         elif etype == "model_change":
             current = _model_change(obj) or current
-        if isinstance(message, dict):
-            role = message.get("role")
-            calls = 0
-            usage = None
-            context = None
-            if role == "assistant":
-                turns += 1
-                content = message.get("content")
-                if isinstance(content, list):
-                    calls = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-                usage = read_usage(message.get("usage"))
-                current = f"{_str(message.get('provider'))}/{_str(message.get('responseModel') or message.get('model'))}"
-                context = context_tokens(message)
-                owner = current
-            elif role == "toolResult":
-                usage = read_usage(message.get("usage"))
-                owner = SUMMARIES if usage is not None else current
-            else:
-                owner = current
-            spent += usage.cost if usage is not None else 0.0
-            item = Counted(
-                line, _key(obj), role if isinstance(role, str) else "message", calls, usage,
-                owner, _entry_time(obj, message), branch.get(line, 0), turns, spent, context,
+        elif etype == "compaction":
+            out.compactions.append(
+                Marker(line, branch.get(line, 0), turns, _num(obj.get("tokensBefore")))
             )
-        elif etype in ("usage", "compaction", "branch_summary"):
-            usage = read_usage(obj.get("usage"))
-            if etype == "compaction":
-                out.compactions.append(
-                    Marker(line, branch.get(line, 0), turns, _num(obj.get("tokensBefore")))
-                )
-            if usage is not None:
-                spent += usage.cost
-                owner = f"{_str(obj.get('provider'))}/{_str(obj.get('model'))}" if etype == "usage" else SUMMARIES
-                item = Counted(
-                    line, _key(obj), etype, 0, usage, owner, _entry_time(obj, None),
-                    branch.get(line, 0), turns, spent,
-                )
+        message = obj.get("message") if etype == "message" else None
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            turns += 1
+            answered = message.get("responseModel")
+            answered = message.get("model") if answered is None else answered
+            current = f"{_str(message.get('provider'))}/{_str(answered)}"
+        item = _count(obj, message, current)
         if item is not None:
-            out.counted.append(item)
-        turn[line], cost[line], model[line] = turns, spent, current
+            spent += item.usage.cost if item.usage is not None else 0.0
+            out.counted.append(
+                replace(item, line=line, branch=branch.get(line, 0), turn=turns, path_cost=spent)
+            )
+        at[line] = (turns, spent, current)
         kids = len(tree.children.get(line, ()))
         if kids > 1:
             out.branch_points.append(Marker(line, branch.get(line, 0), turns, kids))
@@ -382,7 +383,7 @@ def from_lines(
         out.counted = [c if c.model else replace(c, model=first_model) for c in out.counted]
     root = tree.active[0] if tree.active else (tree.entries[0] if tree.entries else 0)
     out.branches = [Branch(0, root, None, 0)] + [
-        Branch(n, start, fork, turn.get(fork, 0) if fork is not None else 0)
+        Branch(n, start, fork, at[fork][0] if fork in at else 0)
         for n, (start, fork) in enumerate(starts, 1)
     ]
     out.leaf = tree.leaf
