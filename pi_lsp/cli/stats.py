@@ -10,6 +10,7 @@ parallel, with a progress bar, like ``check``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,12 @@ def run(args: argparse.Namespace) -> int:
                 status = 2
     if args.html is not None:
         try:
+            new = not args.html.exists()
             write_atomic(args.html, chart_html(report_json(report, args.by)).encode())
+            if new:  # a page to share: the usual permissions, not the temporary file's 0600
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(args.html, 0o666 & ~umask)
         except OSError as exc:
             print(f"pi-lsp stats: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
             return 2
