@@ -8,7 +8,6 @@ whitespace run (including U+2028/U+2029) collapses to a single space.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,7 +17,8 @@ from .analysis import Analysis
 from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
-from .refs import index, labels, tool_calls
+from .refs import index, labels
+from .stats import Usage, analysis_stats, read_usage, totals
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
@@ -184,53 +184,12 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     return title
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts and cost of one or more assistant messages."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-    @property
-    def total(self) -> int:
-        """All tokens, counted as pi's session stats count them."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_read + other.cache_read,
-            self.cache_write + other.cache_write,
-            self.cost + other.cost,
-        )
-
-
-def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value) if math.isfinite(value) else 0.0
-
-
 def usage_of(obj: dict[str, Any]) -> Usage | None:
     """The usage of an assistant message entry (None for anything else)."""
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    usage = message.get("usage")
-    if message.get("role") != "assistant" or not isinstance(usage, dict):
-        return None
-    cost = usage.get("cost")
-    return Usage(
-        int(_num(usage.get("input"))),
-        int(_num(usage.get("output"))),
-        int(_num(usage.get("cacheRead"))),
-        int(_num(usage.get("cacheWrite"))),
-        _num(cost.get("total")) if isinstance(cost, dict) else 0.0,
-    )
+    return read_usage(message.get("usage")) if message.get("role") == "assistant" else None
 
 
 def model_of(obj: dict[str, Any]) -> str | None:
@@ -425,16 +384,16 @@ def _parse_time(value: Any) -> datetime | None:
 
 @per_analysis
 def session_totals(a: Analysis) -> SessionTotals:
-    """Totals over every entry of the file (tokens and cost: assistant messages, as pi sums)."""
+    """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`)."""
     header = a.header
     tree = a.tree
     roles: dict[str, int] = {}
-    usage = Usage()
+    counted = totals(analysis_stats(a).counted)  # tokens, cost and tool calls as pi counts them
     models: dict[str, None] = {}
     if (first_model := model_of(header)) is not None and header.get("type") == "session":
         models[first_model] = None
     name: str | None = None
-    compactions = calls = 0
+    compactions = 0
     times = [t for t in [_parse_time(header.get("timestamp"))] if t is not None]
     for line in tree.entries:
         obj = a.infos[line].obj
@@ -442,8 +401,6 @@ def session_totals(a: Analysis) -> SessionTotals:
         role = role_of(obj) if etype == "message" else None
         if role is not None:
             roles[role] = roles.get(role, 0) + 1
-        if (used := usage_of(obj)) is not None:
-            usage += used
         if (model := model_of(obj)) is not None:
             models.setdefault(model, None)
         if etype == "compaction":
@@ -451,7 +408,6 @@ def session_totals(a: Analysis) -> SessionTotals:
         elif etype == "session_info":
             value = obj.get("name")
             name = clip(value, 120) if isinstance(value, str) and value.strip() else None
-        calls += len(tool_calls(obj))
         if (stamp := _parse_time(obj.get("timestamp"))) is not None:
             times.append(stamp)
     started, ended = (min(times), max(times)) if times else (None, None)
@@ -471,9 +427,9 @@ def session_totals(a: Analysis) -> SessionTotals:
         leaves=len(tree.leaves),
         roots=len(tree.roots),
         compactions=compactions,
-        tool_calls=calls,
+        tool_calls=counted.tool_calls,
         active_path=len(tree.active),
-        usage=usage,
+        usage=counted.usage,
         models=tuple(models),
         started=started.isoformat().replace("+00:00", "Z") if started else None,
         ended=ended.isoformat().replace("+00:00", "Z") if ended else None,

@@ -31,10 +31,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .analysis import whole_number
+from .analysis import Analysis, whole_number
 from .files import read_lines
 from .lines import Kind, LineInfo, is_blank, parse
 from .links import build_tree
+from .memo import per_analysis
 from .tree import Tree
 
 TOTAL_KEYS = (
@@ -236,6 +237,14 @@ def totals(items: Sequence[Counted]) -> Totals:
     return out
 
 
+def split_by_path(items: Sequence[Counted]) -> tuple[Totals, Totals]:
+    """Totals of the active path and of the abandoned branches."""
+    active, abandoned = Totals(), Totals()
+    for item in items:
+        (active if item.branch == 0 else abandoned).add(item)
+    return active, abandoned
+
+
 def parse_time(value: Any) -> float | None:
     """Epoch seconds of an ISO timestamp (naive ones taken as UTC), or None."""
     if not isinstance(value, str) or len(value) > 40:
@@ -411,3 +420,9 @@ def read_file(path: str) -> FileStats:
         version = 3 if any(i.kind is Kind.ENTRY and "id" in i.obj for i in infos) else 1
     tree = build_tree(infos, fmt, min(max(version, 1), 3), header_line)
     return from_lines(path, infos, tree, header_line, fmt)
+
+
+@per_analysis
+def analysis_stats(a: Analysis) -> FileStats:
+    """The stats of an analysed document, counted as :func:`read_file` counts the file."""
+    return from_lines(a.path or "", a.infos, a.tree, a.header_line, a.fmt)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from .stats import TOTAL_KEYS, Counted, FileStats, Totals, totals
+from .stats import TOTAL_KEYS, Counted, FileStats, Totals, split_by_path, totals
 
 GroupBy = Literal["model", "day", "session", "branch"]
 GROUPINGS: tuple[GroupBy, ...] = ("model", "day", "session", "branch")
@@ -168,9 +168,8 @@ def file_json(fr: FileReport) -> dict[str, Any]:
     }
     if fs.error is not None:
         out["error"] = fs.error
-    active = fr.total(0)
+    active, abandoned = split_by_path(fr.kept)
     whole = fr.total()
-    abandoned = totals([c for c in fr.kept if c.branch != 0])
     out.update(
         {
             "copies": fr.copies,

@@ -216,3 +216,28 @@ def test_text_and_csv(report: Any) -> None:
     rows = report_csv(report, "session").splitlines()
     assert rows[0] == "session," + ",".join(TOTAL_KEYS)
     assert rows[-1].startswith("total,3,6,1,1,") and len(rows) == 4
+
+
+def test_header_hover_and_lens_show_the_stats_of_the_file(tmp_path: Path) -> None:
+    from pi_lsp.core.analysis import analyze
+    from pi_lsp.core.files import read_lines
+    from pi_lsp.core.hovers import hover_at
+    from pi_lsp.core.lens import code_lenses
+
+    path = _write(tmp_path / "s.jsonl", _session())
+    data = report_json(build([read_file(path)]), "model")["files"][0]
+    a = analyze(read_lines(Path(path)), path)
+    found = hover_at(a, 0, a.lines[0].index('"cwd"') + 8)
+    assert found is not None
+    t, active, abandoned = data["total"], data["activePath"], data["abandoned"]
+    tokens = t["input"] + t["output"] + t["cacheRead"] + t["cacheWrite"]
+    assert f"tokens: {tokens:,} (in {t['input']:,} · out {t['output']:,}" in found.markdown
+    assert f"cost ${t['cost']:.4f}" in found.markdown
+    assert f"tool calls: {t['toolCalls']}" in found.markdown
+    assert f"active path ${active['cost']:.4f}" in found.markdown
+    assert f"1 abandoned branch ${abandoned['cost']:.4f}" in found.markdown
+    lens = code_lenses(a)[0].title
+    assert lens.endswith(
+        f"{tokens:,} tokens · ${t['cost']:.4f} · active path ${active['cost']:.4f} · "
+        f"1 abandoned branch ${abandoned['cost']:.4f}"
+    )
