@@ -308,8 +308,11 @@ def _branch_of(tree: Tree) -> tuple[dict[int, int], list[tuple[int, int | None]]
     return branch, starts
 
 
-def _count(obj: dict[str, Any], message: Any, model: str | None) -> Counted | None:
-    """What pi's stats loop counts for one entry (line, branch and path fields left 0)."""
+def _count(
+    obj: dict[str, Any], message: Any, model: str | None, where: tuple[int, int, int, float]
+) -> Counted | None:
+    """What pi's stats loop counts for one entry; ``where`` is (line, branch, turn, path cost)."""
+    line, branch, turn, spent = where
     etype = obj.get("type")
     if isinstance(message, dict):
         role = message.get("role")
@@ -324,7 +327,11 @@ def _count(obj: dict[str, Any], message: Any, model: str | None) -> Counted | No
         elif role == "toolResult" and usage is not None:
             model = SUMMARIES
         kind = role if isinstance(role, str) else "message"
-        return Counted(0, _key(obj), kind, calls, usage, model, _entry_time(obj, message), 0, 0, 0.0, context)
+        spent += usage.cost if usage is not None else 0.0
+        return Counted(
+            line, _key(obj), kind, calls, usage, model, _entry_time(obj, message),
+            branch, turn, spent, context,
+        )
     if etype in ("usage", "compaction", "branch_summary"):
         usage = read_usage(obj.get("usage"))
         if usage is None:
@@ -333,7 +340,10 @@ def _count(obj: dict[str, Any], message: Any, model: str | None) -> Counted | No
             model = f"{_str(obj.get('provider'))}/{_str(obj.get('model'))}"
         else:
             model = SUMMARIES
-        return Counted(0, _key(obj), etype, 0, usage, model, _entry_time(obj, None), 0, 0, 0.0)
+        return Counted(
+            line, _key(obj), etype, 0, usage, model, _entry_time(obj, None),
+            branch, turn, spent + usage.cost,
+        )
     return None
 
 
@@ -377,12 +387,10 @@ def from_lines(
             answered = message.get("responseModel")
             answered = message.get("model") if answered is None else answered
             current = f"{_str(message.get('provider'))}/{_str(answered)}"
-        item = _count(obj, message, current)
+        item = _count(obj, message, current, (line, branch.get(line, 0), turns, spent))
         if item is not None:
-            spent += item.usage.cost if item.usage is not None else 0.0
-            out.counted.append(
-                replace(item, line=line, branch=branch.get(line, 0), turn=turns, path_cost=spent)
-            )
+            spent = item.path_cost
+            out.counted.append(item)
         at[line] = (turns, spent, current)
         kids = len(tree.children.get(line, ()))
         if kids > 1:
