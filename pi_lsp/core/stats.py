@@ -28,14 +28,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .analysis import Analysis, whole_number
-from .files import read_lines
-from .lines import Kind, LineInfo, is_blank, parse
-from .links import build_tree
+from .lines import LineInfo
 from .memo import per_analysis
+from .session_file import load
 from .tree import Tree
 
 TOTAL_KEYS = (
@@ -410,24 +408,10 @@ def from_lines(
 def read_file(path: str) -> FileStats:
     """Count a session file on disk (parsing only what counting needs; never raises)."""
     try:
-        lines = read_lines(Path(path)).lines
+        f = load(path)
     except OSError as exc:
         return FileStats(path, error=f"cannot read: {exc.strerror or exc}")
-    nonblank = [i for i, text in enumerate(lines) if not is_blank(text)]
-    if not nonblank:
-        return FileStats(path, error="not a pi session: the file is empty")
-    first, last = nonblank[0], nonblank[-1]
-    infos = [parse(text, i == first, i == last) for i, text in enumerate(lines)]
-    header_line = next((i for i, info in enumerate(infos) if info.parsed), None)
-    if header_line is None or infos[header_line].kind is not Kind.HEADER:
-        return from_lines(path, infos, build_tree(infos, "pi", 3, None), None)
-    header = infos[header_line].obj
-    fmt = "book" if header.get("type") == "session_header" else "pi"
-    version = whole_number(header.get("version", 1))
-    if version is None:
-        version = 3 if any(i.kind is Kind.ENTRY and "id" in i.obj for i in infos) else 1
-    tree = build_tree(infos, fmt, min(max(version, 1), 3), header_line)
-    return from_lines(path, infos, tree, header_line, fmt)
+    return from_lines(path, f.infos, f.tree, f.header_line, f.fmt)
 
 
 @per_analysis

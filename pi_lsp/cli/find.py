@@ -1,0 +1,60 @@
+"""``pi-lsp find QUERY [PATH ...]``: find entries again, printed as ``path:line: title``.
+
+Matches, best first: the entry with that id, entries whose id starts with the query,
+entries whose label contains it, the entry that named the session, user messages holding
+every word of it (see :mod:`pi_lsp.core.search`). Exit status: 0 when something was found,
+1 when nothing was, 2 on a usage or I/O error (like grep).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.core.search import index_file, search
+
+from .batch import run_all, targets
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``find`` subcommand."""
+    p = sub.add_parser("find", help="find entries by id, id prefix, label, session name or words")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
+    )
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="print at most N matches")
+    p.add_argument(
+        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search every target and print the matches; return the exit status."""
+    if not args.query.strip():
+        print("pi-lsp find: QUERY is empty", file=sys.stderr)
+        return 2
+    if args.limit is not None and args.limit < 1:
+        print("pi-lsp find: --limit must be at least 1", file=sys.stderr)
+        return 2
+    files = targets(args.paths)
+    if isinstance(files, str):
+        print(f"pi-lsp find: {files}", file=sys.stderr)
+        return 2
+    indexes = run_all(index_file, [str(p) for p in files], args.jobs)
+    status = 0
+    for index in indexes:
+        if index.size < 0:
+            print(f"pi-lsp find: {index.path}: cannot read", file=sys.stderr)
+            status = 2
+    matches = search(indexes, args.query, args.limit)
+    for m in matches:
+        sys.stdout.write(f"{m.path}:{m.line + 1}: {m.title}\n")
+    return status or (0 if matches else 1)
