@@ -25,6 +25,7 @@ from . import (
     symbols,
     sync,
     tree_commands,
+    workspace_symbols,
 )
 from .server import PiLanguageServer
 
@@ -46,6 +47,7 @@ FEATURES: tuple[ModuleType, ...] = (
     tree_commands,
     actions,
     edit_commands,
+    workspace_symbols,
 )
 
 
