@@ -2,7 +2,8 @@
 
 Matches, best first: the entry with that id, entries whose id starts with the query,
 entries whose label contains it, the entry that named the session, user messages holding
-every word of it (see :mod:`pi_lsp.core.search`). Exit status: 0 when something was found,
+every word of it (see :mod:`pi_lsp.core.search`). What was indexed is kept on disk
+(:mod:`pi_lsp.core.search_cache`), so the next run reads only files that changed. Exit status: 0 when something was found,
 1 when nothing was, 2 on a usage or I/O error (like grep).
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.search import index_file, search
+from pi_lsp.core.search_cache import refresh
 
 from .batch import run_all, targets
 
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(files, str):
         print(f"pi-lsp find: {files}", file=sys.stderr)
         return 2
-    indexes = run_all(index_file, [str(p) for p in files], args.jobs)
+    indexes = refresh([str(p) for p in files], lambda stale: run_all(index_file, stale, args.jobs))
     status = 0
     for index in indexes:
         if index.size < 0:

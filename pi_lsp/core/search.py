@@ -51,6 +51,7 @@ class FileIndex:
     size: int = -1
     mtime_ns: int = -1
     records: list[Record] = field(default_factory=list)
+    titles: dict[int, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,11 @@ def stamp(path: str) -> tuple[int, int]:
     except OSError:
         return -1, -1
     return st.st_size, st.st_mtime_ns
+
+
+def is_current(index: FileIndex) -> bool:
+    """True while the file is as it was when indexed (same size and modification time)."""
+    return index.size >= 0 and (index.size, index.mtime_ns) == stamp(index.path)
 
 
 def index_file(path: str) -> FileIndex:
@@ -140,13 +146,18 @@ def _match(record: Record, folded: str, words: list[str], by_id: bool) -> tuple[
     return None
 
 
-def _titles(path: str, lines: set[int]) -> dict[int, str]:
-    """Titles of some lines of a file, read again (titles are not kept in the index)."""
-    try:
-        text = read_lines(Path(path)).lines
-    except OSError:
-        return {}
-    return {n: object_title(parse(text[n], True, True).obj) for n in lines if n < len(text)}
+def _titles(index: FileIndex, lines: set[int]) -> dict[int, str]:
+    """Titles of some lines of a file, read again once (titles are not kept in the index)."""
+    missing = lines - index.titles.keys()
+    if missing:
+        try:
+            text = read_lines(Path(index.path)).lines
+        except OSError:
+            return index.titles
+        for n in missing:
+            if n < len(text):
+                index.titles[n] = object_title(parse(text[n], True, True).obj)
+    return index.titles
 
 
 def search(indexes: Iterable[FileIndex], query: str, limit: int | None = None) -> list[Match]:
@@ -160,21 +171,21 @@ def search(indexes: Iterable[FileIndex], query: str, limit: int | None = None) -
     folded = query.lower()
     words = folded.split()
     by_id = _ID_QUERY.fullmatch(query) is not None
-    hits: list[tuple[int, str, int, str, Record]] = []
+    hits: list[tuple[int, str, int, str, Record, FileIndex]] = []
     for index in indexes:
         for record in index.records:
             hit = _match(record, folded, words, by_id)
             if hit is not None:
-                hits.append((hit[0], index.path, record.line, hit[1], record))
+                hits.append((hit[0], index.path, record.line, hit[1], record, index))
     hits.sort(key=lambda h: h[:3])
     if limit is not None:
         del hits[limit:]
-    wanted: dict[str, set[int]] = {}
-    for _, path, line, _, _ in hits:
-        wanted.setdefault(path, set()).add(line)
-    titles = {path: _titles(path, lines) for path, lines in wanted.items()}
+    wanted: dict[str, tuple[FileIndex, set[int]]] = {}
+    for _, path, line, _, _, index in hits:
+        wanted.setdefault(path, (index, set()))[1].add(line)
+    titles = {path: _titles(index, lines) for path, (index, lines) in wanted.items()}
     found = []
-    for rank, path, line, why, record in hits:
+    for rank, path, line, why, record, _ in hits:
         title = titles[path].get(line, "")
         if why == "label" and record.label is not None:
             title = f"🏷 {clip(record.label, 60)} · {title}"

@@ -6,7 +6,8 @@ initialized, and kept current from ``workspace/didChangeWatchedFiles`` (the serv
 the client to watch ``**/*.jsonl``), and by a rescan in the background when a query
 comes more than :data:`RESCAN_AFTER` seconds after the last one (for clients that do not
 watch files). A query never waits for the index: it searches what is indexed so far, in
-a worker thread.
+a worker thread. The index starts from, and is saved to, the on-disk cache of
+:mod:`pi_lsp.core.search_cache` (what it saves is measured there).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from pi_lsp.core import search_cache
 from pi_lsp.core.files import expand, sessions_dir
-from pi_lsp.core.search import FileIndex, Match, index_file, search, stamp
+from pi_lsp.core.search import FileIndex, Match, index_file, is_current, search
 
 from .safety import isolated
 from .server import PiLanguageServer
@@ -53,6 +55,7 @@ class WorkspaceIndex:
         self.ready = threading.Event()
         self._lock = threading.Lock()  # one scan or update at a time
         self._scanned = 0.0
+        self._others: dict[str, FileIndex] | None = None  # cached files of other folders
 
     def start(self) -> None:
         """Build the index in a background thread."""
@@ -60,22 +63,35 @@ class WorkspaceIndex:
         threading.Thread(target=self.scan, name="pi-lsp index", daemon=True).start()
 
     def scan(self) -> None:
-        """Index new and changed files under the roots; forget files that are gone."""
+        """Index new and changed files under the roots; forget files that are gone.
+
+        The first scan starts from the on-disk cache; every scan that changed something
+        stores the index there again.
+        """
         with self._lock:
             self._scanned = time.monotonic()
+            if self._others is None:
+                cached = search_cache.load()
+                self.files.update({p: i for p, i in cached.items() if self.covers(p)})
+                self._others = {p: i for p, i in cached.items() if not self.covers(p)}
             try:
                 found = {str(p) for p in expand([r for r in self.roots if r.is_dir()])}
             except OSError as exc:
                 log.warning("workspace index: cannot list the folders: %s", exc)
                 found = set(self.files)
+            changed = False
             for path in list(self.files):
                 if path not in found:
+                    changed = True
                     self.files.pop(path, None)
             for path in sorted(found):
                 old = self.files.get(path)
-                if old is None or (old.size, old.mtime_ns) != stamp(path):
+                if old is None or not is_current(old):
+                    changed = True
                     self.files[path] = index_file(path)
             self.ready.set()
+            if changed:
+                search_cache.save(self.files.values(), keep=self._others)
 
     def update(self, changed: list[str], deleted: list[str]) -> None:
         """Re-index changed files and drop deleted ones (in the calling thread)."""

@@ -17,6 +17,8 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = [sys.executable, "-m", "pi_lsp"]
+CACHE = Path(tempfile.mkdtemp(prefix="pi-lsp-search-")) / "index.json"
+ENV = {**os.environ, "PI_LSP_SEARCH_CACHE": str(CACHE)}
 
 
 def _session(path: Path, ident: str, label: str, text: str) -> None:
@@ -42,7 +44,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 registrations: list[types.Registration] = []
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient, folder: Path):  # type: ignore[no-untyped-def]
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
@@ -89,6 +91,7 @@ async def test_finds_by_id_prefix_and_label_in_files_not_open(client: LanguageCl
 async def test_file_events_update_the_index(client: LanguageClient, folder: Path) -> None:
     await _query(client, "aaaa")  # indexed
     assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in registrations)
+    assert CACHE.is_file()  # the first scan saved the index
     new = folder / "c" / "three.jsonl"
     _session(new, "cccc", "fresh", "a brand new session")
     client.workspace_did_change_watched_files(
@@ -117,7 +120,7 @@ _session(AGENT_DIR / "sessions" / "--w--" / "s.jsonl", "dddd", "in pi's folder",
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=SERVER, server_env={**os.environ, "PI_CODING_AGENT_DIR": str(AGENT_DIR)}
+        server_command=SERVER, server_env={**ENV, "PI_CODING_AGENT_DIR": str(AGENT_DIR)}
     )
 )
 async def bare_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
