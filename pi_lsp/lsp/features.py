@@ -22,6 +22,7 @@ from . import (
     navigation,
     rename,
     selection,
+    stats_chart,
     symbols,
     sync,
     tree_commands,
@@ -47,6 +48,7 @@ FEATURES: tuple[ModuleType, ...] = (
     tree_commands,
     actions,
     edit_commands,
+    stats_chart,
     workspace_symbols,
 )
 

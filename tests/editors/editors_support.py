@@ -123,3 +123,16 @@ def make_session(tmp_path: Path) -> Session:
     path = d / SESSION_NAME
     path.write_text(BROKEN_SESSION, encoding="utf-8")
     return Session(home=home, path=path)
+
+
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+
+
+def chart_session(session: Session) -> Path | None:
+    """A copy of a long pi 1.6 session beside ``session`` for the Session Chart (None: no fixtures)."""
+    source = FIXTURES / "pi16-long.jsonl"
+    if not source.is_file():
+        return None
+    target = session.path.with_name("2026-01-01T00-00-00-000Z_chart.jsonl")
+    target.write_bytes(source.read_bytes())
+    return target
