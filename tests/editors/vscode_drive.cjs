@@ -332,10 +332,14 @@ async function main() {
             await page.locator('.quick-input-list .monaco-list-row', { hasText: spec.chart.fileName }).first().waitFor({ state: 'visible' });
             await page.keyboard.press('Enter');
             await page.locator(`.tab.active[aria-label*="${spec.chart.fileName}"]`).first().waitFor();
-            // the other explorer sections folded and the side bar widened: room for the chart
-            for (const name of ['Folders', 'Outline', 'Timeline', 'Context', 'Session Tree']) {
-                const header = page.locator('.pane-header[aria-expanded="true"]', { hasText: name }).first();
-                if (await header.count()) await header.click().catch(() => {});
+            // the panel closed, the other explorer sections folded and the side bar widened:
+            // room for the chart
+            await runCommand(page, 'View: Close Panel');
+            await runCommand(page, 'pi-lsp: Show Session Chart');
+            const open = page.locator('.sidebar .pane-header[aria-expanded="true"]');
+            for (const header of await open.all()) {
+                const text = (await header.innerText().catch(() => '')) || '';
+                if (!text.includes('Session Chart')) await header.click().catch(() => {});
             }
             const bar = await page.locator('.part.sidebar').boundingBox();
             if (bar) {

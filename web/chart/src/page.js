@@ -149,8 +149,8 @@ function chartOption(file, c) {
     return {
         animation: false,
         textStyle: { color: c.text },
-        grid: { left: 56, right: 64, top: 40, bottom: 64 },
-        legend: { top: 4, textStyle: { color: c.text }, data: ['context (active path)', 'cost so far (active path)', 'abandoned branches', 'compaction', 'branch point'] },
+        grid: { left: 56, right: 64, top: 64, bottom: 64 },
+        legend: { top: 0, textStyle: { color: c.text }, data: ['context (active path)', 'cost so far (active path)', 'abandoned branches', 'compaction', 'branch point'] },
         tooltip: {
             trigger: 'item',
             formatter: (p) => {
