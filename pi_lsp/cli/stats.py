@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
         metavar="PATH",
         help="files or directories (recursive *.jsonl); default: pi's sessions directory",
     )
-    p.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    p.add_argument("--format", choices=("text", "json", "csv", "html"), default="text")
     p.add_argument(
         "--by", choices=GROUPINGS, default="model", help="break the totals down (default: model)"
     )
@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         report.files = [fr for fr in report.files if fr.kept]
     if args.format == "json":
         sys.stdout.write(dumps(report_json(report, args.by), indent=True) + "\n")
+    elif args.format == "html":
+        sys.stdout.write(chart_html(report_json(report, args.by)))
     elif args.format == "csv":
         sys.stdout.write(report_csv(report, args.by))
     else:

@@ -77,3 +77,9 @@ def test_html_is_one_self_contained_page(sessions: Path, tmp_path: Path, capsys:
     assert data is not None
     assert json.loads(data.group(1))["files"][0]["turns"]
     assert "Apache ECharts" in page
+
+
+def test_format_html_prints_the_page(sessions: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", str(sessions), "--format", "html"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<!DOCTYPE html>") and 'id="pi-lsp-stats"' in out
