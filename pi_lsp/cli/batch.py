@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from pi_lsp.core.files import expand, sessions_dir
 
@@ -22,8 +22,30 @@ PARALLEL_FROM = 8
 T = TypeVar("T")
 
 
-def targets(paths: Sequence[Path]) -> list[Path] | str:
-    """The files to work on (directories expanded), or a message saying why there are none."""
+def add_file_arguments(parser: Any) -> None:
+    """The ``PATH ...`` and ``-j/--jobs`` arguments of a command over many files."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
+    )
+
+
+def targets(paths: Sequence[Path], command: str) -> list[Path] | None:
+    """The files to work on (directories expanded); None after saying on stderr why none."""
+    found = _targets(paths)
+    if isinstance(found, str):
+        print(f"pi-lsp {command}: {found}", file=sys.stderr)
+        return None
+    return found
+
+
+def _targets(paths: Sequence[Path]) -> list[Path] | str:
     named: list[Path] = list(paths)
     if not named:
         default = sessions_dir()

@@ -22,7 +22,7 @@ from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
 
-from .batch import run_all, targets
+from .batch import add_file_arguments, run_all, targets
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
@@ -30,13 +30,7 @@ SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 def add_parser(sub: Any) -> None:
     """Register the ``check`` subcommand."""
     p = sub.add_parser("check", help="check session files and report problems")
-    p.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
-    )
+    add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument(
         "--severity",
@@ -46,9 +40,6 @@ def add_parser(sub: Any) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
-    p.add_argument(
-        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
-    )
     p.set_defaults(run=run)
 
 
@@ -94,9 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(settings, str):
         print(f"pi-lsp check: {settings}", file=sys.stderr)
         return 2
-    files = targets(args.paths)
-    if isinstance(files, str):
-        print(f"pi-lsp check: {files}", file=sys.stderr)
+    files = targets(args.paths, "check")
+    if files is None:
         return 2
     reports = run_all(functools.partial(check_file, settings=settings), [str(p) for p in files], args.jobs)
     out = sys.stdout

@@ -11,30 +11,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.search import index_file, search
 from pi_lsp.core.search_cache import refresh
 
-from .batch import run_all, targets
+from .batch import add_file_arguments, run_all, targets
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``find`` subcommand."""
     p = sub.add_parser("find", help="find entries by id, id prefix, label, session name or words")
     p.add_argument("query", metavar="QUERY")
-    p.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
-    )
+    add_file_arguments(p)
     p.add_argument("--limit", type=int, default=None, metavar="N", help="print at most N matches")
-    p.add_argument(
-        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
-    )
     p.set_defaults(run=run)
 
 
@@ -46,9 +36,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         print("pi-lsp find: --limit must be at least 1", file=sys.stderr)
         return 2
-    files = targets(args.paths)
-    if isinstance(files, str):
-        print(f"pi-lsp find: {files}", file=sys.stderr)
+    files = targets(args.paths, "find")
+    if files is None:
         return 2
     indexes = refresh([str(p) for p in files], lambda stale: run_all(index_file, stale, args.jobs))
     status = 0

@@ -28,19 +28,13 @@ from pi_lsp.core.stats_report import (
     report_text,
 )
 
-from .batch import run_all, targets
+from .batch import add_file_arguments, run_all, targets
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``stats`` subcommand."""
     p = sub.add_parser("stats", help="tokens and cost of sessions, as pi counts them")
-    p.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
-    )
+    add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "csv", "html"), default="text")
     p.add_argument(
         "--by", choices=GROUPINGS, default="model", help="break the totals down (default: model)"
@@ -49,9 +43,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--until", metavar="DATE", help="only entries up to this day (inclusive)")
     p.add_argument(
         "--html", type=Path, metavar="OUT", help="also write a page with a chart per session"
-    )
-    p.add_argument(
-        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
     )
     p.set_defaults(run=run)
 
@@ -75,9 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(bounds, str):
         print(f"pi-lsp stats: {bounds}", file=sys.stderr)
         return 2
-    files = targets(args.paths)
-    if isinstance(files, str):
-        print(f"pi-lsp stats: {files}", file=sys.stderr)
+    files = targets(args.paths, "stats")
+    if files is None:
         return 2
     counted = run_all(read_file, [str(p) for p in files], args.jobs)
     report = build(counted, *bounds)

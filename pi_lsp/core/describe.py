@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from .analysis import Analysis
@@ -18,7 +17,7 @@ from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
 from .refs import index, labels
-from .stats import Usage, analysis_stats, read_usage, totals
+from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
@@ -372,16 +371,6 @@ class SessionTotals:
         }
 
 
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    try:
-        stamp = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
-
-
 @per_analysis
 def session_totals(a: Analysis) -> SessionTotals:
     """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`)."""
@@ -394,7 +383,7 @@ def session_totals(a: Analysis) -> SessionTotals:
         models[first_model] = None
     name: str | None = None
     compactions = 0
-    times = [t for t in [_parse_time(header.get("timestamp"))] if t is not None]
+    times = [t for t in [parse_stamp(header.get("timestamp"))] if t is not None]
     for line in tree.entries:
         obj = a.infos[line].obj
         etype = obj.get("type")
@@ -408,7 +397,7 @@ def session_totals(a: Analysis) -> SessionTotals:
         elif etype == "session_info":
             value = obj.get("name")
             name = clip(value, 120) if isinstance(value, str) and value.strip() else None
-        if (stamp := _parse_time(obj.get("timestamp"))) is not None:
+        if (stamp := parse_stamp(obj.get("timestamp"))) is not None:
             times.append(stamp)
     started, ended = (min(times), max(times)) if times else (None, None)
     ident = header.get("id")

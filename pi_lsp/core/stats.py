@@ -243,15 +243,21 @@ def split_by_path(items: Sequence[Counted]) -> tuple[Totals, Totals]:
     return active, abandoned
 
 
-def parse_time(value: Any) -> float | None:
-    """Epoch seconds of an ISO timestamp (naive ones taken as UTC), or None."""
+def parse_stamp(value: Any) -> datetime | None:
+    """An ISO timestamp as an aware datetime (naive ones taken as UTC), or None."""
     if not isinstance(value, str) or len(value) > 40:
         return None
     try:
         stamp = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return (stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)).timestamp()
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
+
+
+def parse_time(value: Any) -> float | None:
+    """Epoch seconds of an ISO timestamp (see :func:`parse_stamp`), or None."""
+    stamp = parse_stamp(value)
+    return stamp.timestamp() if stamp is not None else None
 
 
 def _entry_time(obj: dict[str, Any], message: dict[str, Any] | None) -> float | None:
