@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp.core.settings import parse_settings
 
-from . import diagnostics, workspace_symbols
+from . import diagnostics
 from .safety import isolated
 from .server import PiLanguageServer
 
@@ -122,10 +122,6 @@ def register(server: PiLanguageServer) -> None:
             await pull_settings(ls)
         except Exception as exc:
             log.warning("could not read settings from the client: %s", exc)
-        try:
-            await workspace_symbols.start(ls)
-        except Exception as exc:
-            log.warning("could not start the workspace index: %s", exc)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

@@ -1,13 +1,14 @@
 """``workspace/symbol``: find entries in session files that are not open.
 
 The index covers the ``*.jsonl`` files under the workspace folders (pi's sessions folder
-when the client opens none). It is built in a background thread once the client is
-initialized, and kept current from ``workspace/didChangeWatchedFiles`` (the server asks
-the client to watch ``**/*.jsonl``), and by a rescan in the background when a query
-comes more than :data:`RESCAN_AFTER` seconds after the last one (for clients that do not
-watch files). A query never waits for the index: it searches what is indexed so far, in
-a worker thread. The index starts from, and is saved to, the on-disk cache of
-:mod:`pi_lsp.core.search_cache` (what it saves is measured there).
+when the client opens none). The first query starts it: a background thread builds it
+(starting from the on-disk cache of :mod:`pi_lsp.core.search_cache`, which says what that
+saves) and the server asks the client to watch ``**/*.jsonl`` there, so that
+``workspace/didChangeWatchedFiles`` keeps it current; a query more than
+:data:`RESCAN_AFTER` seconds after the last scan also starts a rescan in the background
+(for clients that do not watch files). A query never blocks the server: it searches in a
+worker thread what is indexed so far, after waiting at most :data:`FIRST_WAIT` seconds
+for the first scan.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ LIMIT = 200
 RESCAN_AFTER = 30.0
 """Seconds after which a query starts a background rescan of the folders."""
 
+FIRST_WAIT = 2.0
+"""Seconds a query waits for the first scan before it answers from a partial index."""
+
 _KINDS = {
     "id": types.SymbolKind.Key,
     "id prefix": types.SymbolKind.Key,
@@ -56,6 +60,7 @@ class WorkspaceIndex:
         self._lock = threading.Lock()  # one scan or update at a time
         self._scanned = 0.0
         self._others: dict[str, FileIndex] | None = None  # cached files of other folders
+        self.watching: asyncio.Task[None] | None = None  # the request to watch files
 
     def start(self) -> None:
         """Build the index in a background thread."""
@@ -125,18 +130,18 @@ def _roots(ls: PiLanguageServer) -> list[Path]:
     return roots or [sessions_dir()]
 
 
-def index_of(ls: PiLanguageServer) -> WorkspaceIndex:
-    """The server's index (created and started on first use)."""
+def index_of(ls: PiLanguageServer) -> tuple[WorkspaceIndex, bool]:
+    """The server's index, and whether this call created (and started) it."""
     index = _INDEXES.get(ls)
-    if index is None:
-        index = _INDEXES[ls] = WorkspaceIndex(_roots(ls))
-        index.start()
-    return index
+    if index is not None:
+        return index, False
+    index = _INDEXES[ls] = WorkspaceIndex(_roots(ls))
+    index.start()
+    return index, True
 
 
-async def start(ls: PiLanguageServer) -> None:
-    """Start indexing and ask the client to report changes of session files."""
-    index = index_of(ls)
+async def watch(ls: PiLanguageServer, index: WorkspaceIndex) -> None:
+    """Ask the client to report changes of session files under the index's folders."""
     ws = ls.client_capabilities.workspace
     watched = ws.did_change_watched_files if ws else None
     if not (watched and watched.dynamic_registration):
@@ -150,17 +155,22 @@ async def start(ls: PiLanguageServer) -> None:
         )
         for root in (index.roots if relative else index.roots[:1])
     ]
-    await ls.client_register_capability_async(
-        types.RegistrationParams(
-            registrations=[
-                types.Registration(
-                    id="pi-lsp-session-files",
-                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
-                )
-            ]
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="pi-lsp-session-files",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=watchers
+                        ),
+                    )
+                ]
+            )
         )
-    )
+    except Exception as exc:
+        log.warning("the client does not watch session files (%s); rescanning instead", exc)
 
 
 def _symbol(m: Match) -> types.SymbolInformation:
@@ -186,7 +196,11 @@ def register(server: PiLanguageServer) -> None:
     async def workspace_symbol(
         ls: PiLanguageServer, params: types.WorkspaceSymbolParams
     ) -> list[types.SymbolInformation]:
-        index = index_of(ls)
+        index, new = index_of(ls)
+        if new:  # in the background: a client that never answers must not hold the query
+            index.watching = asyncio.get_running_loop().create_task(watch(ls, index))
+        if not index.ready.is_set():
+            await asyncio.to_thread(index.ready.wait, FIRST_WAIT)
         matches = await asyncio.to_thread(index.query, params.query)
         return [_symbol(m) for m in matches]
 
@@ -201,4 +215,6 @@ def register(server: PiLanguageServer) -> None:
             path = to_fs_path(event.uri)
             if path:
                 (deleted if event.type == types.FileChangeType.Deleted else changed).append(path)
-        await asyncio.to_thread(index_of(ls).update, changed, deleted)
+        index = _INDEXES.get(ls)
+        if index is not None:  # no index yet: the first query will scan anyway
+            await asyncio.to_thread(index.update, changed, deleted)
