@@ -33,7 +33,10 @@ def load(path: str) -> SessionFile:
     lines = read_lines(Path(path)).lines
     nonblank = [i for i, text in enumerate(lines) if not is_blank(text)]
     first, last = (nonblank[0], nonblank[-1]) if nonblank else (-1, -1)
-    infos = [parse(text, i == first, i == last) for i, text in enumerate(lines)]
+    infos = []
+    for i, text in enumerate(lines):
+        infos.append(parse(text, i == first, i == last))
+        lines[i] = ""  # the text is not needed once parsed: never hold both in full
     header_line = next((i for i, info in enumerate(infos) if info.parsed), None)
     if header_line is None or infos[header_line].kind is not Kind.HEADER:
         return SessionFile(path, infos, None, "pi", build_tree(infos, "pi", 3, None))

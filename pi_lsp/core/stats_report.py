@@ -127,8 +127,14 @@ def groups(report: Report, by: GroupBy) -> list[Group]:
                 out[fs.path] = Group(fs.path, fr.total(), {"id": fs.id, "name": fs.name})
                 continue
             for b in fs.branches:
+                if b.index == 0:
+                    where = "active path"
+                elif b.forked_at is None:
+                    where = f"abandoned from line {b.first_line + 1} (a separate root)"
+                else:
+                    where = f"abandoned from line {b.first_line + 1} (branching off line {b.forked_at + 1})"
                 out[(fs.path, b.index)] = Group(
-                    f"{fs.path}#{b.index}",
+                    f"{fs.path}: {where}",
                     fr.total(b.index),
                     {
                         "path": fs.path,
