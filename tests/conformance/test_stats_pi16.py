@@ -1,53 +1,33 @@
 """``pi-lsp stats`` against pi 1.6's own ``getSessionStats`` (and its cost breakdown by model).
 
-pi 1.6 runs through ``pi16_stats.mjs`` under Node 22+. pi is found in
-``$PI_LSP_PI16_MODULES`` (default ``/work/pi16/node_modules``); Node is that directory's
-``node`` package (npm ``node@24``) or a ``node`` 22+ on PATH. Without them these tests skip.
+pi 1.6 runs through ``pi16_stats.mjs`` under Node 22+, both from the conformance installer
+(the ``pi16_modules`` fixture: ``$PI_LSP_PI16_MODULES``, else the test cache filled from npm).
+Without them these tests skip.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_install import PI_16, node_for
 
 from pi_lsp.cli import main
 from pi_lsp.core.stats import TOTAL_KEYS, read_file
 from pi_lsp.core.stats_report import build, groups
 
 HELPER = Path(__file__).resolve().with_name("pi16_stats.mjs")
-PACKAGE = "@earendil-works/pi-coding-agent"
-
-
-def _node(modules: Path) -> str | None:
-    bundled = modules / "node" / "bin" / "node"
-    candidates = [str(bundled)] if bundled.is_file() else []
-    if (found := shutil.which("node")) is not None:
-        candidates.append(found)
-    for node in candidates:
-        try:
-            out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        major = out.stdout.strip().lstrip("v").split(".")[0]
-        if major.isdigit() and int(major) >= 22:
-            return node
-    return None
 
 
 @pytest.fixture(scope="module")
-def pi16() -> Any:
-    modules = Path(os.environ.get("PI_LSP_PI16_MODULES", "/work/pi16/node_modules"))
-    if not (modules / PACKAGE / "package.json").is_file():
-        pytest.skip(f"pi 1.6 not found in {modules} (set PI_LSP_PI16_MODULES)")
-    node = _node(modules)
-    if node is None:
-        pytest.skip("no Node 22+ for pi 1.6")
+def pi16(pi16_modules: Path) -> Any:
+    modules = pi16_modules
+    node = node_for(PI_16, modules)
+    assert node is not None  # the fixture skips without one
 
     def run(*args: str | Path) -> dict[str, Any]:
         proc = subprocess.run(
