@@ -23,6 +23,8 @@ from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
 
+from . import fix
+
 PARALLEL_FROM = 8
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
@@ -49,6 +51,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
     )
+    fix.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -114,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(targets, str):
         print(f"pi-lsp check: {targets}", file=sys.stderr)
         return 2
+    if fix.wanted(args):
+        return fix.run(args, targets, run)
     reports = _check_all([str(p) for p in targets], settings, args.jobs)
     out = sys.stdout
     if args.format == "json":

@@ -83,10 +83,16 @@ class Fix:
 
 def fixes(a: Analysis, code: str, line: int) -> list[Fix]:
     """The fixes for the diagnostic ``code`` on ``line`` (none when it is not there now)."""
-    finding = next((f for f in a.findings if f.code == code and f.span.line == line), None)
-    if finding is None or code not in FIXABLE:
+    if code not in FIXABLE:
         return []
-    return _BUILDERS[code](a, finding)
+    finding = next((f for f in a.findings if f.code == code and f.span.line == line), None)
+    return [] if finding is None else fixes_for(a, finding)
+
+
+def fixes_for(a: Analysis, finding: Finding) -> list[Fix]:
+    """The fixes for ``finding``, one of ``a``'s findings."""
+    builder = _BUILDERS.get(finding.code)
+    return builder(a, finding) if builder is not None else []
 
 
 def fix_all(a: Analysis) -> Fix | None:
