@@ -23,6 +23,7 @@ from typing import Any
 
 from pi_lsp.core.autofix import Repaired, RepairError, repair
 from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
+from pi_lsp.core.text import split_lines
 
 
 def add_arguments(p: Any) -> None:
@@ -103,10 +104,18 @@ def _report(path: Path, result: Repaired, verb: str) -> None:
 
 def _diff(path: Path, before: str, after: str) -> list[str]:
     """A unified diff of the repair (``patch -p0`` applies it), every line terminated."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), str(path), str(path)
-    )
+    lines = difflib.unified_diff(_lines(before), _lines(after), str(path), str(path))
     return [
         line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
         for line in lines
+    ]
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after ``\\n``, ``\\r\\n`` and ``\\r`` only (pi writes U+2028 raw)."""
+    split = split_lines(text)
+    return [
+        line + term
+        for line, term in zip(split.lines, split.terminators, strict=True)
+        if line or term
     ]
