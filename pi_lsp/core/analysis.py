@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from . import links
+from . import limits, links
 from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
 from .jsontext import dumps
-from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
+from .limits import MIB
+from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .text import SplitText, split_lines
 from .tree import Tree
 
@@ -412,6 +413,7 @@ def _analyze(
     findings = analysis.findings
     _line_findings(split, infos, header_line, findings)
     _header_findings(analysis)
+    findings.extend(limits.check(analysis))
     findings.extend(analysis.link_findings)
     findings.sort(key=sort_key)
     return analysis

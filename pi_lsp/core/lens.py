@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .analysis import Analysis
 from .describe import session_totals
+from .limits import heaviest_text
 from .refs import line_sites, resolve
 
 
@@ -37,6 +38,9 @@ def code_lenses(a: Analysis) -> list[Lens]:
             f"{t.usage.total:,} tokens · ${t.usage.cost:.4f}"
         )
         out.append(Lens(a.header_line, title))
+        heavy = heaviest_text(a)
+        if heavy is not None:
+            out.append(Lens(a.header_line, heavy))
     for line in tree.entries:
         kids = tree.children.get(line, [])
         if len(kids) > 1:
