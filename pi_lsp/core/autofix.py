@@ -9,8 +9,8 @@ header is rebuilt as pi writes it (``type``, ``version``, ``id``, ``timestamp``,
 header, and the sessions folder ``--<cwd>--``. With ``migrate`` the session is then
 migrated as pi migrates it. Then the safe quick fixes (:attr:`repairs.Fix.safe`) are
 applied round by round, the ones that do not touch the same lines together, until none
-is left: duplicate ids, dangling parents, cycles (broken at their last line), a cut-off
-last line, and the session doctor's repairs (:mod:`pi_lsp.core.doctor`).
+is left: duplicate ids, dangling parents, cycles (broken at the link that names a later
+line), a cut-off last line, and the session doctor's repairs (:mod:`pi_lsp.core.doctor`).
 
 Nothing but a torn fragment is deleted: :class:`RepairError` is raised, and nothing
 should be written, when the repaired text holds fewer entries than the original.
@@ -139,15 +139,17 @@ def _safe_fixes(a: Analysis) -> Step:
 
 
 def _due(a: Analysis, finding: Finding) -> bool:
-    """False for a cycle entry that is not the cycle's last line (cycles break there)."""
+    """False for a cycle entry other than the one to break: the first entry of the cycle
+    whose parent is on a later line (pi only appends, so that link is the wrong one)."""
     if finding.code != "PI402":
         return True
-    ring = []
+    ring: list[int] = []
     node: int | None = finding.span.line
     while node is not None and node not in ring:
         ring.append(node)
         node = a.tree.parent.get(node)
-    return finding.span.line == max(ring)
+    forward = [n for n in ring if (a.tree.parent.get(n) or -1) >= n]
+    return finding.span.line == min(forward or ring)
 
 
 # -- what only the whole file can tell ------------------------------------------------------
