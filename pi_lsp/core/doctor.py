@@ -87,25 +87,20 @@ def _named(a: Analysis, line: int) -> bool:
 
 
 def kept_range_start(a: Analysis, compaction: int) -> int | None:
-    """The line the kept range of ``compaction`` should start at so that no kept tool
-    result lacks its call; None when it is sound already or no such turn exists."""
+    """The assistant turn the kept range of ``compaction`` should start at: the one holding
+    the call of its first orphaned result; None when the range is sound, or when keeping
+    from there would still keep an orphan (the exchanges interleave)."""
     obj = a.infos[compaction].obj
     kept_id = obj.get("firstKeptEntryId")
     kept = a.tree.ids.get(kept_id) if isinstance(kept_id, str) else None
     path = a.tree.path_to(compaction)
     if kept is None or kept == compaction or kept not in path:
         return None
-    start = path.index(kept)
-    moved = False
-    for _ in range(len(path)):
-        fault = first_orphan(a, path, start)
-        if fault is None:
-            return path[start] if moved else None
-        owner = fault[1]
-        if owner is None or not _named(a, owner):
-            return None
-        start, moved = path.index(owner), True
-    return None
+    fault = first_orphan(a, path, path.index(kept))
+    owner = fault[1] if fault is not None else None
+    if owner is None or not _named(a, owner) or first_orphan(a, path, path.index(owner)):
+        return None
+    return owner
 
 
 def move_kept_range(a: Analysis, compaction: int, start: int) -> list[TextEdit]:

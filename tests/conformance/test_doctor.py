@@ -62,7 +62,9 @@ Oracle = Callable[[list[Any]], dict[str, Any]]
 @pytest.fixture(scope="session")
 def plant(pi16_modules: Path) -> Plant:
     def call(kind: str, where: Path) -> dict[str, Any]:
-        done = run_oracle(["plant", kind, where], modules=pi16_modules, release=PI_16, script=DOCTOR)
+        done = run_oracle(
+            ["plant", kind, where], modules=pi16_modules, release=PI_16, script=DOCTOR
+        )
         assert done["pi_version"].startswith("1.")
         return done
 
@@ -148,9 +150,7 @@ def test_fault_found_and_confirmed_by_pi(
 
 
 @pytest.mark.parametrize("kind", QUICK_FIXED)
-def test_quick_fix_repairs_it(
-    kind: str, plant: Plant, pi16_oracle: Oracle, tmp_path: Path
-) -> None:
+def test_quick_fix_repairs_it(kind: str, plant: Plant, pi16_oracle: Oracle, tmp_path: Path) -> None:
     planted = plant(kind, tmp_path)
     path = Path(planted["path"])
     text = read(path)
