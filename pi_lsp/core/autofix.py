@@ -36,6 +36,9 @@ MAX_ROUNDS = 64
 SPLIT_TRIES = 1000
 """Places tried per torn line for the start of an appended entry."""
 
+BLOCK_TYPES = frozenset({"text", "image", "thinking", "toolCall"})
+"""Content block types: an object of one of these is never an entry."""
+
 SAFE_CODES = frozenset({"PI002", "PI400", "PI401", "PI402", "PI421", "PI423", "PI424", "PI425"})
 """Codes whose safe quick fix ``check --fix`` applies."""
 
@@ -156,11 +159,17 @@ def _due(a: Analysis, finding: Finding) -> bool:
 
 
 def split_point(text: str) -> int | None:
-    """Where the entry appended onto a torn line starts (None: no complete entry follows)."""
+    """Where the entry appended onto a torn line starts (None: no complete entry follows).
+
+    The rest of the line from there must be one entry: an object with a ``type`` that is
+    not a content block's and a ``timestamp`` (every entry pi writes has one; a content
+    block or a nested object that closes the torn fragment does not).
+    """
     for n, m in enumerate(_ENTRY_START.finditer(text, 1)):
         if n >= SPLIT_TRIES:
             return None
-        if parse(text[m.start() :]).kind is Kind.ENTRY:
+        info = parse(text[m.start() :])
+        if info.kind is Kind.ENTRY and info.type not in BLOCK_TYPES and "timestamp" in info.obj:
             return m.start()
     return None
 
