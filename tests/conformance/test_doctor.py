@@ -17,18 +17,22 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_install import PI_16, run_oracle
+from pi_install import PI_073, PI_16, PiRelease, find_pi, node_for, run_oracle
 from test_conformance import objects, problems, read
 
 from pi_lsp.cli import main
 from pi_lsp.core import repairs
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import apply_edits
+from pi_lsp.core.limits import V8_MAX_STRING
+from pi_lsp.core.migrate import UNDEFINED
 from pi_lsp.core.sent import Sent, pairing_faults
 
 DOCTOR = Path(__file__).resolve().with_name("doctor_faults.mjs")
@@ -107,15 +111,17 @@ def assert_repaired(
     """pi loads the repaired file whole, and what it sends passes the pairing rule."""
     kind = planted["kind"]
     after = read(path)
+    a = analyze(after, path=str(path))
     for extra in leaves(planted):
         pi = pi16_oracle(["load", path, *extra])
         assert pi["pi_accepts"] and "error" not in pi, (kind, extra, pi.get("error"))
         assert not pi_breaks(pi), (kind, extra, pi["sent"])
+        leaf = extra[1] if extra else UNDEFINED
+        assert session_context(a, leaf).to_json()["sent"] == pi["sent"], (kind, extra)
     pi = pi16_oracle(["load", path])
     # every entry line that was there is still there (the torn fragment never parsed)
     assert set(written_ids(before)) <= entry_ids(pi), kind
     assert len(written_ids(after)) >= len(written_ids(before)), kind
-    a = analyze(after, path=str(path))
     assert problems(a) == [], kind
     return pi
 
@@ -131,6 +137,8 @@ def test_fault_found_and_confirmed_by_pi(
     expect = planted["expect"]
     assert (expect["code"], expect["line"]) in {(f.code, f.span.line) for f in a.findings}
     pi = pi16_oracle(["load", path])
+    if pi["pi_accepts"] and "error" not in pi:  # what pi sends, marked as pi-lsp shows it
+        assert session_context(a).to_json()["sent"] == pi["sent"]
     if kind in BREAKS_REQUEST:
         assert any(pi_breaks(pi16_oracle(["load", path, *extra])) for extra in leaves(planted))
         assert pi_breaks(pi16_oracle(["load", path, *leaves(planted)[-1]]))
@@ -209,3 +217,16 @@ def test_check_fix_many_files_at_once(
     assert sorted(os.listdir(folder / "--home-user-project--")) == sorted(
         n for _, t, _ in planted for n in (t.name, t.name + ".bak")
     )
+
+
+@pytest.mark.parametrize("release", [PI_073, PI_16], ids=lambda r: r.label.replace(" ", ""))
+def test_v8_string_limit_is_the_one_of_pis_node(release: PiRelease) -> None:
+    """The limits of core/limits.py rest on V8's string limit in the node each pi runs on
+    (bench/size_limits.mjs measures the loaders themselves: minutes, GBs)."""
+    modules = find_pi(release, install=False)
+    node = node_for(release, modules) if modules is not None else None
+    if node is None:
+        pytest.skip(f"{release.label} or its node not available")
+    script = "process.stdout.write(String(require('buffer').constants.MAX_STRING_LENGTH))"
+    done = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
+    assert int(done.stdout) == V8_MAX_STRING
