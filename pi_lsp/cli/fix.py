@@ -55,43 +55,46 @@ def run(
         return 2
     failed = False
     pending = 0
-    fixed_files = 0
     for path in targets:
         try:
-            text, snapshot = read_snapshot(path)
-            result = repair(text, str(path), migrate=args.migrate)
-        except OSError as exc:
-            print(f"pi-lsp check: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-            failed = True
-            continue
-        except RepairError as exc:
-            print(f"pi-lsp check: {path}: {exc}", file=sys.stderr)
-            failed = True
-            continue
-        _report(path, result, "would fix" if args.diff else "fixed")
-        if not result.changed:
-            continue
-        pending += 1
-        if args.diff:
-            sys.stdout.writelines(_diff(path, text, result.text))
-            continue
-        try:
-            backup = write_atomic(path, encode(result.text), expect=snapshot, backup=True)
-        except FileChanged as exc:
+            pending += _fix_file(path, args)
+        except _Failed as exc:
             print(f"pi-lsp check: {exc}", file=sys.stderr)
             failed = True
-            continue
-        except OSError as exc:
-            print(f"pi-lsp check: {path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-            failed = True
-            continue
-        fixed_files += 1
-        print(f"{path}: {len(result.actions)} repaired; original kept as {backup}", file=sys.stderr)
     if args.diff:
         return 2 if failed else 1 if pending else 0
     again = argparse.Namespace(**{**vars(args), "fix": False, "diff": False, "migrate": False})
     status = check(again)
     return 2 if failed else status
+
+
+class _Failed(Exception):
+    """A file that could not be read, repaired or written (the message names it)."""
+
+
+def _fix_file(path: Path, args: argparse.Namespace) -> bool:
+    """Repair ``path`` (with ``--diff``: print the diff); True when it needed repairs."""
+    try:
+        text, snapshot = read_snapshot(path)
+        result = repair(text, str(path), migrate=args.migrate)
+    except OSError as exc:
+        raise _Failed(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except RepairError as exc:
+        raise _Failed(f"{path}: {exc}") from exc
+    _report(path, result, "would fix" if args.diff else "fixed")
+    if not result.changed:
+        return False
+    if args.diff:
+        sys.stdout.writelines(_diff(path, text, result.text))
+        return True
+    try:
+        backup = write_atomic(path, encode(result.text), expect=snapshot, backup=True)
+    except FileChanged as exc:
+        raise _Failed(str(exc)) from exc
+    except OSError as exc:
+        raise _Failed(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    print(f"{path}: {len(result.actions)} repaired; original kept as {backup}", file=sys.stderr)
+    return True
 
 
 def _report(path: Path, result: Repaired, verb: str) -> None:

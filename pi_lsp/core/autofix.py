@@ -26,7 +26,15 @@ from typing import Any
 
 from . import repairs
 from .analysis import Analysis, analyze
-from .edits import TextEdit, apply_edits, iso_timestamp, js_stringify, session_id, set_members
+from .edits import (
+    TextEdit,
+    apply_edits,
+    iso_timestamp,
+    js_stringify,
+    line_terminator,
+    session_id,
+    set_members,
+)
 from .findings import Finding
 from .lines import Kind, parse
 
@@ -195,7 +203,8 @@ def _final_newline(a: Analysis) -> Step:
     if last < 0 or a.text.terminators[last] or not a.infos[last].parsed:
         return []
     title = "Add the missing final newline (pi 0.73.1 would glue its next entry onto this line)"
-    return [(Action(last, "", title), [TextEdit.insert(last, len(a.lines[last]), "\n")])]
+    term = line_terminator(a.text)
+    return [(Action(last, "", title), [TextEdit.insert(last, len(a.lines[last]), term)])]
 
 
 def _header(a: Analysis, path: str | None, skipped: list[str]) -> Step:
@@ -225,7 +234,8 @@ def _header(a: Analysis, path: str | None, skipped: list[str]) -> Step:
             (Action(first, "PI100", title), [TextEdit.replace(first, 0, len(a.lines[first]), text)])
         ]
     title = f"Insert the missing session header, rebuilt from {where}"
-    return [(Action(first, "PI100", title), [TextEdit.insert(first, 0, text + "\n")])]
+    insert = TextEdit.insert(first, 0, text + line_terminator(a.text))
+    return [(Action(first, "PI100", title), [insert])]
 
 
 def _header_id(a: Analysis, path: str | None) -> Step:

@@ -206,3 +206,10 @@ def test_pi_v3_long_only_its_compactions_change() -> None:
             "firstKeptEntryId": None,
         }
     assert r.analysis.findings == []
+
+
+def test_crlf_files_keep_their_line_ends() -> None:
+    text = doc(user(A, None), assistant(B, A)).replace("\n", "\r\n").rstrip("\r\n")
+    r = autofix.repair(text, PATH)
+    assert r.text.count("\r\n") == 3 and "\n" not in r.text.replace("\r\n", "")
+    assert [x.code for x in r.actions] == ["", "PI100"]

@@ -186,15 +186,21 @@ def edit(ident: str, parent: str, target: str, replacement: Any = None) -> str:
     return entry("context_edit", ident, parent, targetId=target, replacement=replacement)
 
 
-def test_edit_omitting_a_call_omits_its_results_too() -> None:
-    text = doc(
+def edited(replacement: Any = None, *more: str) -> str:
+    """A tool exchange whose assistant turn (line 2) a context edit (line 5) edits."""
+    return doc(
         header(),
         user(A, None),
         assistant(B, A, calls=("t1",)),
         result(C, B, "t1"),
         assistant(D, C),
-        edit(E, D, B),
+        edit(E, D, B, replacement),
+        *more,
     )
+
+
+def test_edit_omitting_a_call_omits_its_results_too() -> None:
+    text = edited()
     a = analyze(text)
     titles = offered(text, "PI423", 5)
     assert titles[0].startswith("Omit the tool results of the edited turn too")
@@ -209,14 +215,7 @@ def test_edit_omitting_a_call_omits_its_results_too() -> None:
 
 
 def test_narrowed_edit_keeps_the_calls() -> None:
-    text = doc(
-        header(),
-        user(A, None),
-        assistant(B, A, calls=("t1",)),
-        result(C, B, "t1"),
-        assistant(D, C),
-        edit(E, D, B, {"content": "shorter"}),
-    )
+    text = edited({"content": "shorter"})
     a = analyze(text)
     fix = next(f for f in repairs.fixes(a, "PI423", 5) if f.title.startswith("Narrow"))
     out = apply_edits(a.text, fix.edits())
@@ -228,15 +227,7 @@ def test_narrowed_edit_keeps_the_calls() -> None:
 
 
 def test_edit_on_another_leaf_is_only_narrowed() -> None:
-    text = doc(
-        header(),
-        user(A, None),
-        assistant(B, A, calls=("t1",)),
-        result(C, B, "t1"),
-        assistant(D, C),
-        edit(E, D, B),
-        user(F, A, "elsewhere"),
-    )
+    text = edited(None, user(F, A, "elsewhere"))
     a = analyze(text)
     found = [f for f in a.findings if f.code == "PI423" and f.span.line == 5]
     assert found and found[0].severity == 2
