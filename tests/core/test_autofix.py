@@ -10,7 +10,7 @@ import pytest
 
 from pi_lsp.core import autofix, repairs
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import delete_lines
+from pi_lsp.core.edits import TextEdit, delete_lines
 from pi_lsp.core.findings import Severity
 
 from .pi_sessions import SID, assistant, doc, header, hook, user
@@ -213,3 +213,16 @@ def test_crlf_files_keep_their_line_ends() -> None:
     r = autofix.repair(text, PATH)
     assert r.text.count("\r\n") == 3 and "\n" not in r.text.replace("\r\n", "")
     assert [x.code for x in r.actions] == ["", "PI100"]
+
+
+def test_fixes_that_undo_each_other_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    def flip(a: Any, finding: Any) -> list[repairs.Fix]:
+        text = a.lines[1]
+        new = text.replace("hello", "HELLO") if "hello" in text else text.replace("HELLO", "hello")
+        edit = TextEdit.replace(1, 0, len(text), new)
+        return [repairs.Fix("flip", finding.code, lambda: [edit], safe=True)]
+
+    monkeypatch.setattr(repairs, "fixes_for", flip)
+    text = doc(header(), user(A, None), assistant(B, "nowhere"))
+    r = autofix.repair(text, PATH)
+    assert len(r.actions) == 2 and r.text == text
