@@ -74,17 +74,14 @@ class Action:
 
 @dataclass(slots=True)
 class Repaired:
-    """The repaired text, what was done, and the analysis of the result."""
+    """The repaired text, what was done, the analysis of the result, what could not be
+    repaired, and whether the text differs from the original."""
 
     text: str
     analysis: Analysis
     actions: list[Action] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        """True when any repair applied."""
-        return bool(self.actions)
+    changed: bool = False
 
 
 def repair(text: str, path: str | None = None, migrate: bool = False) -> Repaired:
@@ -116,7 +113,8 @@ def repair(text: str, path: str | None = None, migrate: bool = False) -> Repaire
             break
         seen.add(state)
     _check_kept(original, a)
-    return Repaired(apply_edits(a.text, []), a, actions, skipped)
+    final = apply_edits(a.text, [])
+    return Repaired(final, a, actions, skipped, changed=final != text)
 
 
 Step = list[tuple[Action, list[TextEdit]]]
