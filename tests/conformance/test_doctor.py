@@ -230,3 +230,21 @@ def test_v8_string_limit_is_the_one_of_pis_node(release: PiRelease) -> None:
     script = "process.stdout.write(String(require('buffer').constants.MAX_STRING_LENGTH))"
     done = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
     assert int(done.stdout) == V8_MAX_STRING
+
+
+def test_pi_v3_long_resumes_after_check_fix(
+    fixtures_dir: Path, pi16_oracle: Oracle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fixture's real problem: its newest compaction keeps an orphaned tool result."""
+    path = tmp_path / "pi-v3-long.jsonl"
+    shutil.copyfile(fixtures_dir / "pi-v3-long.jsonl", path)
+    path.chmod(0o644)
+    before = pi16_oracle(["load", path])
+    assert pi_breaks(before)
+    assert main(["check", "--fix", str(path)]) == 0
+    assert capsys.readouterr().err.count(": fixed PI42") == 13
+    after = pi16_oracle(["load", path])
+    assert not pi_breaks(after) and "error" not in after
+    assert [e["id"] for e in after["entries"]] == [e["id"] for e in before["entries"]]
+    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    assert ours == after["sent"]
