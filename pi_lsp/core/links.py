@@ -9,6 +9,7 @@ in the number of entries: ancestor questions use the tree's Euler-tour numbering
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -55,12 +56,80 @@ def check(a: Analysis) -> None:
     if a.version == 1:
         _check_v1(a)
     else:
+        _check_unlinked(a)
         _check_ids(a)
         _check_references(a)
     _check_tools(a)
     from . import pairing  # it builds pi's context, which needs the finished analysis types
 
     a.findings.extend(pairing.check(a, {(f.span.line, f.code) for f in a.findings}))
+
+
+def _entries_before(a: Analysis, line: int) -> str:
+    """"the 3 entries before it": how many entries precede ``line`` in the file."""
+    n = bisect.bisect_left(a.tree.entries, line)
+    return f"the {n} entr{'y' if n == 1 else 'ies'} before it"
+
+
+def _check_unlinked(a: Analysis) -> None:
+    """PI300: entries without an ``id`` or ``parentId`` key (pi does not migrate v2+ files).
+
+    pi reads a missing parentId as null (the entry is a root); an entry without id can be
+    no one's parent, and as the last entry it leaves pi without a leaf id, so pi writes
+    the next entry without a parentId.
+    """
+    tree = a.tree
+    last = tree.entries[-1] if tree.entries else None
+    for n, line in enumerate(tree.entries):
+        obj = a.infos[line].obj
+        missing = [k for k in ("id", "parentId") if k not in obj]
+        if not missing:
+            continue
+        says: list[str] = []
+        severity = Severity.ERROR
+        if "parentId" in missing:
+            if n == 0:
+                severity = Severity.INFORMATION
+                says.append(
+                    "pi reads a missing parentId as null, so this first entry is the root, as "
+                    "it would be anyway: nothing is lost"
+                )
+            else:
+                active = line in tree.active_set
+                severity = Severity.ERROR if active else Severity.WARNING
+                says.append(
+                    "pi reads a missing parentId as null, so this entry becomes a root: "
+                    f"{_entries_before(a, line)} leave the context "
+                    + ("pi resumes with" if active else "of its branch")
+                )
+        if "id" in missing:
+            severity = Severity.ERROR
+            if line != last:
+                says.append(
+                    "with no id, no entry can name it as its parent, so pi never reaches it "
+                    "from the leaf: it is left out of the model's context"
+                )
+            elif "parentId" in missing:
+                says.append(
+                    "with no id it also leaves pi no leaf id, so pi writes the next entry "
+                    "without a parentId either"
+                )
+            else:
+                says.append(
+                    "pi resumes on it as the last entry, but with no id it leaves pi no leaf "
+                    "id, so pi writes the next entry without a parentId: after the next turn "
+                    "everything before it drops out of the context"
+                )
+        names = " and ".join(f"'{k}'" for k in missing)
+        a.findings.append(
+            Finding(
+                "PI300",
+                severity,
+                a.span_of(line, ("type",)),
+                f"entry has no {names}; " + "; ".join(says),
+                data={"missing": missing},
+            )
+        )
 
 
 def _first_lines(a: Analysis) -> dict[str, int]:
@@ -94,16 +163,7 @@ def _check_ids(a: Analysis) -> None:
             continue
         target = tree.ids.get(ref)
         if target is None:
-            a.findings.append(
-                Finding(
-                    "PI400",
-                    Severity.ERROR,
-                    a.span_of(line, ("parentId",)),
-                    f"parentId '{ref}' names no entry in this file; pi stops the path here, so "
-                    "everything before this entry drops out of the model's context",
-                    data={"parentId": ref},
-                )
-            )
+            a.findings.append(_dangling_parent(a, line, ref))
         elif line in tree.cycle:
             nxt = tree.parent.get(line)
             related = (
@@ -132,6 +192,29 @@ def _check_ids(a: Analysis) -> None:
                     (Related(a.span_of(target, ("id",)), "the parent entry"),),
                 )
             )
+
+
+def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
+    """PI400: pi makes the entry a root; that loses something only when entries precede it."""
+    header = " (it is the session header's id, and the header is no entry)"
+    named = header if ref == a.header.get("id") else ""
+    if a.tree.entries and a.tree.entries[0] == line:
+        return Finding(
+            "PI400",
+            Severity.INFORMATION,
+            a.span_of(line, ("parentId",)),
+            f"parentId '{ref}' names no entry in this file{named}; pi makes this entry a root, "
+            "and as the first entry it is the root anyway: nothing is lost",
+            data={"parentId": ref},
+        )
+    return Finding(
+        "PI400",
+        Severity.ERROR,
+        a.span_of(line, ("parentId",)),
+        f"parentId '{ref}' names no entry in this file{named}; pi stops the path here, so "
+        f"{_entries_before(a, line)} drop out of the model's context",
+        data={"parentId": ref},
+    )
 
 
 def _check_references(a: Analysis) -> None:

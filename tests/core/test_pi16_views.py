@@ -131,3 +131,24 @@ def test_outline_hides_usage_entries_as_pi_does() -> None:
     # the leaf is shown even when it is a usage entry
     leaf_usage = doc(header(), user(A, None), usage(B, A, "k"))
     assert 2 in lines(outline(analyze(leaf_usage), 100))
+
+
+def test_hover_names_the_pi_release_that_introduced_a_kind() -> None:
+    assert "Written by pi 0.86.0 and later." in hover_text(SESSION, 1)  # system message
+    assert "Written by pi 0.87.0 and later." in hover_text(SESSION, 4)  # context edit
+    assert "Written by pi 0.86.0 and later." in hover_text(SESSION, 5)  # usage entry
+    assert "Written by pi" not in hover_text(SESSION, 2)  # a user message is as old as pi
+
+
+def test_since_annotations_agree_with_the_descriptions() -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "schemas" / "session.v3.schema.json").read_text()
+    )
+    annotated = {k: d for k, d in schema["$defs"].items() if "x-pi-since" in d}
+    assert {"usage", "context_edit", "SystemMessage"} <= set(annotated)
+    for name, d in annotated.items():
+        assert re.search(rf"\bpi {re.escape(d['x-pi-since'])}\b", d["description"]), name
