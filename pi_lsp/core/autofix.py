@@ -1,9 +1,10 @@
 """Every safe repair of one session file, text in, text out (``pi-lsp check --fix``).
 
 :func:`repair` first mends what needs the whole file and its name, which no quick fix
-can: a torn line with the next entry appended onto it (pi 0.73.1 appends after a crash
-without a newline, and then skips both) is split and the torn fragment dropped; a missing
-final newline is added (the next append would glue onto it); a missing or unreadable
+can: entries glued onto one line (the next entry appended onto a torn line after a crash,
+or onto a line without its newline; pi then skips them all) are split, one per line,
+and the torn fragment before them dropped; a missing final newline is added (the next
+append would glue onto it); a missing or unreadable
 header is rebuilt as pi writes it (``type``, ``version``, ``id``, ``timestamp``,
 ``cwd``) from the file name ``<timestamp>_<session id>.jsonl``, what is left of the old
 header, and the sessions folder ``--<cwd>--``. With ``migrate`` the session is then
@@ -18,6 +19,7 @@ should be written, when the repaired text holds fewer entries than the original.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -36,13 +38,10 @@ from .edits import (
     set_members,
 )
 from .findings import Finding
-from .lines import Kind, parse
+from .lines import Kind, glued_entries, parse
 
 MAX_ROUNDS = 64
 """Rounds of quick fixes before :func:`repair` gives up on what is left."""
-
-SPLIT_TRIES = 1000
-"""Places tried per torn line for the start of an appended entry."""
 
 BLOCK_TYPES = frozenset({"text", "image", "thinking", "toolCall"})
 """Content block types: an object of one of these is never an entry."""
@@ -52,7 +51,6 @@ SAFE_CODES = frozenset({"PI002", "PI400", "PI401", "PI402", "PI421", "PI423", "P
 
 _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$")
 _FOLDER = re.compile(r"^--(.*)--$")
-_ENTRY_START = re.compile(r'\{\s*"type"\s*:')
 _HEADER_START = re.compile(r'^\s*\{\s*"type"\s*:\s*"session"')
 _SALVAGE = re.compile(r'"(id|timestamp|cwd|parentSession)"\s*:\s*("(?:[^"\\]|\\.)*")')
 _SALVAGE_VERSION = re.compile(r'"version"\s*:\s*(\d+)\s*[,}]')
@@ -93,7 +91,7 @@ def repair(text: str, path: str | None = None, migrate: bool = False) -> Repaire
         skipped.append("not a pi session (the book dialect): convert it to pi v3 first")
         return Repaired(text, original, actions, skipped)
     a = original
-    for step in (_split_torn, _final_newline):
+    for step in (_split_glued, _final_newline):
         a = _apply(a, step(a), actions, path)
     a = _apply(a, _header(a, path, skipped), actions, path)
     if migrate:
@@ -169,35 +167,37 @@ def _due(a: Analysis, finding: Finding) -> bool:
 # -- what only the whole file can tell ------------------------------------------------------
 
 
-def split_point(text: str) -> int | None:
-    """Where the entry appended onto a torn line starts (None: no complete entry follows).
-
-    The rest of the line from there must be one entry: an object with a ``type`` that is
-    not a content block's and a ``timestamp`` (every entry pi writes has one; a content
-    block or a nested object that closes the torn fragment does not).
-    """
-    for n, m in enumerate(_ENTRY_START.finditer(text, 1)):
-        if n >= SPLIT_TRIES:
+def glued_pieces(text: str) -> tuple[list[str], str] | None:
+    """The entries glued onto one line (:func:`~pi_lsp.core.lines.glued_entries`) and the
+    cut-off fragment before them ("" when none); None unless every kept piece is an entry:
+    an object with a ``type`` that is not a content block's and a ``timestamp`` (a content
+    block that happens to close a torn fragment is not one)."""
+    glued = glued_entries(text)
+    if glued is None:
+        return None
+    bounds = [start for start, _ in glued] + [len(text.rstrip(" \t\r"))]
+    pieces = [text[a:b].rstrip(" \t") for a, b in itertools.pairwise(bounds)]
+    fragment = "" if glued[0][1] else pieces.pop(0)
+    for piece in pieces:
+        info = parse(piece)
+        if info.kind is not Kind.ENTRY or info.type in BLOCK_TYPES or "timestamp" not in info.obj:
             return None
-        info = parse(text[m.start() :])
-        if info.kind is Kind.ENTRY and info.type not in BLOCK_TYPES and "timestamp" in info.obj:
-            return m.start()
-    return None
+    return pieces, fragment
 
 
-def _split_torn(a: Analysis) -> Step:
+def _split_glued(a: Analysis) -> Step:
     out: Step = []
+    term = line_terminator(a.text)
     for line, info in enumerate(a.infos):
-        if info.kind is not Kind.INVALID:
+        found = glued_pieces(a.lines[line]) if info.kind is Kind.INVALID else None
+        if found is None:
             continue
-        at = split_point(a.lines[line])
-        if at is None:
-            continue
-        title = (
-            f"Split a torn line: dropped its cut-off fragment ({at} characters) and kept the "
-            "entry appended onto it"
-        )
-        out.append((Action(line, "PI001", title), [TextEdit.replace(line, 0, at, "")]))
+        pieces, fragment = found
+        title = f"Split {len(pieces)} entries glued onto one line"
+        if fragment:
+            title += f", dropping the cut-off fragment before them ({len(fragment)} characters)"
+        edit = TextEdit.replace(line, 0, len(a.lines[line]), term.join(pieces))
+        out.append((Action(line, "PI001", title), [edit]))
     return out
 
 

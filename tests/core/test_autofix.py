@@ -54,15 +54,30 @@ def test_torn_line_with_an_appended_entry_is_split() -> None:
 @pytest.mark.parametrize(
     "line, expected",
     [
-        ('{"type":"message","id":"x","content":[{"type":"text","te' + user(D, C), 56),
-        ('{"type":"mess' + '{"type":"label","timestamp":"t"}', 13),
-        ('{"type":"message","content":[{"type":"toolCall","id":"t","timestamp":1}', None),
+        (
+            '{"type":"message","id":"x","content":[{"type":"text","te' + user(D, C),
+            ([user(D, C)], '{"type":"message","id":"x","content":[{"type":"text","te'),
+        ),
+        (user(A, None) + user(B, A), ([user(A, None), user(B, A)], "")),
+        (
+            '{"type":"mess{"type":"label","timestamp":"t"}',
+            (['{"type":"label","timestamp":"t"}'], '{"type":"mess'),
+        ),
+        # a content block closing the torn fragment is no entry
         ('{"type":"message","content":[{"type":"text","text":"a"}', None),
+        ('{"type":"message","content":[{"type":"toolCall","id":"t","timestamp":1}', None),
         ("garbage", None),
     ],
 )
-def test_split_point(line: str, expected: int | None) -> None:
-    assert autofix.split_point(line) == expected
+def test_glued_pieces(line: str, expected: tuple[list[str], str] | None) -> None:
+    assert autofix.glued_pieces(line) == expected
+
+
+def test_entries_glued_without_a_newline_are_split_and_nothing_dropped() -> None:
+    text = doc(header(), user(A, None) + assistant(B, A), user(C, B))
+    r = autofix.repair(text, PATH)
+    assert r.text == doc(header(), user(A, None), assistant(B, A), user(C, B))
+    assert errors(r.text) == []
 
 
 def test_cut_off_last_line_is_dropped_and_nothing_else() -> None:
