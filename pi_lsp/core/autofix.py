@@ -3,8 +3,9 @@
 :func:`repair` first mends what needs the whole file and its name, which no quick fix
 can: entries glued onto one line (the next entry appended onto a torn line after a crash,
 or onto a line without its newline; pi then skips them all) are split, one per line,
-and the torn fragment before them dropped; a missing final newline is added (the next
-append would glue onto it); a missing or unreadable
+and the torn fragment before them dropped; whitespace pi 1.6's ``JSON.parse`` rejects at
+the file's edges (a BOM) is removed; a missing final newline is added (the next append
+would glue onto it); a missing or unreadable
 header is rebuilt as pi writes it (``type``, ``version``, ``id``, ``timestamp``,
 ``cwd``) from the file name ``<timestamp>_<session id>.jsonl``, what is left of the old
 header, and the sessions folder ``--<cwd>--``. With ``migrate`` the session is then
@@ -38,7 +39,7 @@ from .edits import (
     set_members,
 )
 from .findings import Finding
-from .lines import Kind, glued_entries, parse
+from .lines import Kind, glued_entries, parse, space_names
 
 MAX_ROUNDS = 64
 """Rounds of quick fixes before :func:`repair` gives up on what is left."""
@@ -91,7 +92,7 @@ def repair(text: str, path: str | None = None, migrate: bool = False) -> Repaire
         skipped.append("not a pi session (the book dialect): convert it to pi v3 first")
         return Repaired(text, original, actions, skipped)
     a = original
-    for step in (_split_glued, _final_newline):
+    for step in (_edge_space, _split_glued, _final_newline):
         a = _apply(a, step(a), actions, path)
     a = _apply(a, _header(a, path, skipped), actions, path)
     if migrate:
@@ -201,6 +202,26 @@ def _split_glued(a: Analysis) -> Step:
     return out
 
 
+def _edge_space(a: Analysis) -> Step:
+    """Whitespace ``JSON.parse`` rejects before the first line's JSON (a BOM) or after the
+    last line's: pi 1.6 refuses the file or skips the entry (pi 0.73 trimmed it)."""
+    out: Step = []
+    for line, info in enumerate(a.infos):
+        if info.edge_space is None:
+            continue
+        start, end = info.edge_space
+        where = "before the session header" if start == 0 else "after the last entry"
+        names = space_names(a.lines[line][start:end])
+        title = f"Remove the {names} {where} (pi 1.6 gives the line to JSON.parse with it)"
+        out.append(
+            (
+                Action(line, "PI100" if start == 0 else "PI001", title),
+                [TextEdit.replace(line, start, end, "")],
+            )
+        )
+    return out
+
+
 def _final_newline(a: Analysis) -> Step:
     last = len(a.lines) - 1
     if last < 0 or a.text.terminators[last] or not a.infos[last].parsed:
@@ -216,7 +237,7 @@ def _header(a: Analysis, path: str | None, skipped: list[str]) -> Step:
         return []
     first = next(i for i, info in enumerate(a.infos) if info.kind is not Kind.BLANK)
     if a.header_line is not None and a.header_line == first:
-        return _header_id(a, path)
+        return [] if isinstance(a.header.get("id"), str) else _header_id(a, path)
     if a.header_line is not None:
         skipped.append(
             f"line {a.header_line + 1} holds a session header but other lines come before it; "
@@ -247,7 +268,8 @@ def _header_id(a: Analysis, path: str | None) -> Step:
     hl = a.header_line
     named = _from_file_name(path)
     ident = named[1] if named else session_id()
-    edits = set_members(a.lines[hl], hl, [("id", js_stringify(ident))], after="version")
+    after = "version" if "version" in a.header else "type"
+    edits = set_members(a.lines[hl], hl, [("id", js_stringify(ident))], after=after)
     source = "the file name" if named else "a new session id"
     return [(Action(hl, "PI100", f"Give the session header the id {ident!r} ({source})"), edits)]
 

@@ -241,3 +241,16 @@ def test_fixes_that_undo_each_other_stop(monkeypatch: pytest.MonkeyPatch) -> Non
     text = doc(header(), user(A, None), assistant(B, "nowhere"))
     r = autofix.repair(text, PATH)
     assert len(r.actions) == 2 and r.text == text and not r.changed
+
+
+def test_whitespace_pi_16_rejects_at_the_edges_is_removed() -> None:
+    body = doc(header(), user(A, None)) + user(B, A)
+    r = autofix.repair("\ufeff" + body + "\u00a0", PATH)
+    assert r.text == body + "\n"
+    assert [(x.line, x.code) for x in r.actions] == [(0, "PI100"), (2, "PI001"), (2, "")]
+    assert errors(r.text) == []
+
+
+def test_a_good_header_is_left_alone() -> None:
+    text = doc(header(id="custom-id"), user(A, None))
+    assert not autofix.repair(text, PATH).changed
