@@ -130,6 +130,6 @@ def effect(a: Analysis, line: int, comps: list[int] | None = None) -> EditEffect
         return EditEffect(line, ref, target, "none", "no-message")
     if obj.get("replacement", 0) is None:
         return EditEffect(line, ref, target, "omit")
-    if not any(role in EDITABLE_ROLES for role in roles):
+    if not any(isinstance(role, str) and role in EDITABLE_ROLES for role in roles):
         return EditEffect(line, ref, target, "none", "not-editable")
     return EditEffect(line, ref, target, "replace")

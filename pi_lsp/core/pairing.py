@@ -90,7 +90,7 @@ def sends_as_user(obj: dict[str, Any]) -> bool:
     role = message.get("role")
     if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
         return False
-    return role in USER_ROLES
+    return isinstance(role, str) and role in USER_ROLES
 
 
 def cause_of(
@@ -196,18 +196,20 @@ def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | N
 
     Returns ``(result line, line of the turn before ``start`` holding the call, or None)``.
     """
-    calls: set[Any] = set()
+    calls: set[str] = set()
     for line in path[start:-1]:
         message = message_of(a.infos[line].obj)
         role = message.get("role")
+        ref = message.get("toolCallId")
         if role == "assistant" and isinstance(message.get("content"), list):
             calls.update(
-                b.get("id")
+                b["id"]
                 for b in message["content"]
-                if isinstance(b, dict) and b.get("type") == "toolCall"
+                if isinstance(b, dict)
+                and b.get("type") == "toolCall"
+                and isinstance(b.get("id"), str)
             )
-        elif role == "toolResult" and message.get("toolCallId") not in calls:
-            ref = message.get("toolCallId")
+        elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
             owner = next(
                 (ln for ln in reversed(path[:start]) if holds_call(a.infos[ln].obj, ref)),
                 None,

@@ -62,7 +62,7 @@ def llm_role(message: Any) -> str | None:
     role = _get(message, "role")
     if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
         return None
-    if role in USER_ROLES:
+    if isinstance(role, str) and role in USER_ROLES:
         return "user"
     if role in ("system", "assistant", "toolResult"):
         return str(role)
