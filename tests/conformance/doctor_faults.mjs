@@ -217,28 +217,18 @@ async function plant(kind, outDir) {
 			expect = { code: "PI401", line: second };
 			break;
 		}
-		case "dangling-parent": {
-			ids.u1 = w.user("list the files");
-			ids.a1 = w.assistant("Two files.");
-			ids.u2 = w.user("thanks");
-			ids.a2 = w.assistant("You're welcome.");
-			const line = lineOf(path(), ids.u2);
-			rewriteEntry(path(), line, (e) => {
-				e.parentId = "deadbeef";
-			});
-			expect = { code: "PI400", line };
-			break;
-		}
+		case "dangling-parent":
 		case "cycle": {
 			ids.u1 = w.user("list the files");
 			ids.a1 = w.assistant("Two files.");
 			ids.u2 = w.user("thanks");
 			ids.a2 = w.assistant("You're welcome.");
-			const line = lineOf(path(), ids.u1);
+			const dangling = kind === "dangling-parent";
+			const line = lineOf(path(), dangling ? ids.u2 : ids.u1);
 			rewriteEntry(path(), line, (e) => {
-				e.parentId = ids.a2;
+				e.parentId = dangling ? "deadbeef" : ids.a2;
 			});
-			expect = { code: "PI402", line };
+			expect = { code: dangling ? "PI400" : "PI402", line };
 			break;
 		}
 		default:

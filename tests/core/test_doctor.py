@@ -39,8 +39,9 @@ def compaction(ident: str, parent: str, kept: str) -> str:
 # -------------------------------------------------------------------------- kept range
 
 
-def test_compaction_keeps_from_the_turn_holding_the_call() -> None:
-    text = doc(
+def kept_orphan(*more: str) -> str:
+    """A compaction (line 5) that keeps the tool result (line 3) but not its call."""
+    return doc(
         header(),
         user(A, None),
         assistant(B, A, calls=("t1",)),
@@ -48,7 +49,12 @@ def test_compaction_keeps_from_the_turn_holding_the_call() -> None:
         assistant(D, C),
         compaction(E, D, C),
         user(F, E),
+        *more,
     )
+
+
+def test_compaction_keeps_from_the_turn_holding_the_call() -> None:
+    text = kept_orphan()
     out, b = apply_fix(text, "PI423", 5, "Keep from the assistant turn", replaced={5})
     assert objs(out)[5]["firstKeptEntryId"] == B
     assert sends_cleanly(b) and not b.findings
@@ -73,16 +79,7 @@ def test_no_kept_range_fix_when_the_exchanges_interleave() -> None:
 
 
 def test_kept_range_fix_on_a_compaction_off_the_resumed_path() -> None:
-    text = doc(
-        header(),
-        user(A, None),
-        assistant(B, A, calls=("t1",)),
-        result(C, B, "t1"),
-        assistant(D, C),
-        compaction(E, D, C),
-        user(F, E),
-        user(G, A, "start over"),
-    )
+    text = kept_orphan(user(G, A, "start over"))
     _, b = apply_fix(text, "PI424", 5, "Keep from", replaced={5})
     assert sends_cleanly(b, F)
 
