@@ -22,6 +22,7 @@ from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
 
+from . import fix
 from .batch import add_file_arguments, run_all, targets
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
+    fix.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -88,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     files = targets(args.paths, "check")
     if files is None:
         return 2
+    if fix.wanted(args):
+        return fix.run(args, files, run)
     reports = run_all(functools.partial(check_file, settings=settings), [str(p) for p in files], args.jobs)
     out = sys.stdout
     if args.format == "json":

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from . import links
+from . import limits, links
 from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
 from .jsontext import dumps
-from .lines import MIB, Context, Kind, LineInfo, check, glued_entries, is_blank, parse, space_names
+from .limits import MIB
+from .lines import Context, Kind, LineInfo, check, glued_entries, is_blank, parse, space_names
 from .text import SplitText, split_lines
 from .tree import Tree
 
@@ -414,6 +415,7 @@ def _analyze(
     lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
     _line_findings(split, infos, header_line, version, lone_leaf, findings)
     _header_findings(analysis)
+    findings.extend(limits.check(analysis))
     findings.extend(analysis.link_findings)
     findings.sort(key=sort_key)
     return analysis
