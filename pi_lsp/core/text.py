@@ -27,11 +27,6 @@ class SplitText:
     lines: list[str]
     terminators: list[str]
 
-    @property
-    def ends_with_newline(self) -> bool:
-        """True when the last physical line of the text is terminated."""
-        return len(self.lines) > 1 and self.lines[-1] == "" and self.terminators[-2] != ""
-
 
 def split_lines(text: str) -> SplitText:
     """Split ``text`` into lines at ``\\n``, ``\\r\\n`` and ``\\r`` only.

@@ -53,22 +53,6 @@ def test_unicode_breaks_are_ordinary_characters(ch: str, newline: str) -> None:
     assert split_lines(text).lines == [line, line, ""]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("", False),
-        ("a", False),
-        ("a\n", True),
-        ("a\r\n", True),
-        ("a\r", True),
-        ("\n", True),
-        ("a\nb", False),
-    ],
-)
-def test_ends_with_newline(text: str, expected: bool) -> None:
-    assert split_lines(text).ends_with_newline is expected
-
-
 def test_split_large_text_keeps_every_line() -> None:
     lines = [f'{{"n":{i}}}' for i in range(10_000)]
     for newline in ("\n", "\r\n", "\r"):
