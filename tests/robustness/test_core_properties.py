@@ -165,8 +165,8 @@ def _reference_offset(text: str, line: int, units: int, encoding: str) -> int:
 
 
 _EDIT_TEXT = st.sampled_from(
-    ["", "\n", "\r", "\r\n", "\n\r", "x", "🚀", "\u2028", "é", '{"a":1}\n', "\r\r\n", "\\", " ", "\t "]
-)
+    ["", "\n", "\r", "\r\n", "\n\r", "x", "🚀", "\u2028", "é", '{"a":1}\n', "\r\r\n", "\\"]
+) | st.sampled_from([" ", "\t "])  # whitespace: columns move, no line is added
 
 
 @bounded(120)
@@ -175,7 +175,7 @@ def test_document_changes_match_whole_text_edits(
     text: str, data: st.DataObject, encoding: str
 ) -> None:
     doc = Document.open("file:///x.jsonl", text, 1, None, Options())
-    doc.analysis  # later analyses reuse this one
+    assert _fingerprint(doc.analysis) == _fingerprint(analyze(text))  # later ones reuse it
     current = text
     for _ in range(data.draw(st.integers(1, 6))):
         lines = invariants.split(current)
