@@ -689,6 +689,8 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
             i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj
         ]
         if with_ids:
+            first = a.infos[with_ids[0]].obj
+            key, what = ("id", "an id") if "id" in first else ("parentId", "a parentId")
             a.findings.append(
                 Finding(
                     "PI303",
@@ -696,7 +698,7 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
                     version_span,
                     f"header says v1 but {len(with_ids)} entries carry ids (half-migrated); pi "
                     "will migrate again and replace every id and parent link",
-                    (Related(a.span_of(with_ids[0], ("id",)), "first entry with an id"),),
+                    (Related(a.span_of(with_ids[0], (key,)), f"first entry with {what}"),),
                     data={"entries": len(with_ids)},
                 )
             )
