@@ -160,29 +160,21 @@ def test_pending_turn_marked_aborted() -> None:
     assert json.loads(out.split("\n")[2])["message"]["stopReason"] == "aborted"
 
 
-def test_pending_turn_in_v1_shifts_later_compaction_index() -> None:
+@pytest.mark.parametrize("index", [3, 2])
+def test_pending_turn_in_v1_keeps_the_first_kept_entry(index: int) -> None:
+    """The compaction keeps "u2" (index 3) onwards, or the pending turn (index 2) onwards:
+    after removing the turn, "u2" is the first kept entry either way. Keeping the old index
+    in the first case, or shifting it in the second, would bring back "u1", which the
+    summary covers."""
     text = doc(
         header(None),
         user(None, False, "u1"),
         assistant(None, False, stop="pending"),
         user(None, False, "u2"),
-        entry("compaction", None, False, summary="S", firstKeptEntryIndex=3, tokensBefore=1),
+        entry("compaction", None, False, summary="S", firstKeptEntryIndex=index, tokensBefore=1),
     )
-    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={4})
-    assert json.loads(out.split("\n")[3])["firstKeptEntryIndex"] == 2  # still "u2"
-
-
-def test_removing_the_first_kept_entry_in_v1_keeps_the_summary_boundary() -> None:
-    """The compaction kept the pending turn onwards; without it, the next entry is the
-    first kept one. Shifting the index would bring back "u1", which the summary covers."""
-    text = doc(
-        header(None),
-        user(None, False, "u1"),
-        assistant(None, False, stop="pending"),
-        user(None, False, "u2"),
-        entry("compaction", None, False, summary="S", firstKeptEntryIndex=2, tokensBefore=1),
-    )
-    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2})
+    replaced = {4} if index == 3 else set()
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced=replaced)
     entries = [json.loads(line) for line in out.splitlines()]
     kept = entries[entries[3]["firstKeptEntryIndex"]]
     assert kept["message"]["content"] == "u2"
