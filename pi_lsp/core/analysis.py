@@ -44,6 +44,7 @@ from .text import SplitText, split_lines
 from .tree import Tree
 
 _FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 """How pi names a session file: ``<ISO time with ':' and '.' as '-'>_<session id>.jsonl``."""
 
 HUGE_LINE = 256 * 1024
@@ -788,6 +789,8 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
             i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj
         ]
         if with_ids:
+            first = a.infos[with_ids[0]].obj
+            key, what = ("id", "an id") if "id" in first else ("parentId", "a parentId")
             a.findings.append(
                 Finding(
                     "PI303",
@@ -795,7 +798,7 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> None:
                     version_span,
                     f"header says v1 but {len(with_ids)} entries carry ids (half-migrated); pi "
                     "will migrate again and replace every id and parent link",
-                    (Related(a.span_of(with_ids[0], ("id",)), "first entry with an id"),),
+                    (Related(a.span_of(with_ids[0], (key,)), f"first entry with {what}"),),
                     data={"entries": len(with_ids)},
                 )
             )
@@ -837,12 +840,13 @@ def _js_migration(raw: Any) -> str:
 
 
 def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> None:
-    """PI104: the id in a file name of pi's form is not the header id, exactly.
+    """PI104: the id in a file name of pi's form is not the header id.
 
-    pi names a file after the header id verbatim, and finds sessions by the header id only,
-    case-sensitively (``findById`` compares ``header.id !== id``; ``--session`` prefixes
-    use ``startsWith``). So any difference, case included, means the id a user reads off
-    the file name does not find the session. A name not in pi's form says nothing.
+    pi names a file after the header id verbatim, and finds sessions by the header id only
+    (``findById`` compares ``header.id !== id``; ``--session`` prefixes use ``startsWith``).
+    A UUID is one UUID in either letter case (RFC 9562), so a UUID that differs only in case
+    names the same session; any other difference (and any difference in a custom id) is
+    reported. A name not in pi's form says nothing.
     """
     if a.path is None:
         return
@@ -850,6 +854,8 @@ def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> None:
     ident = header.get("id")
     if m and isinstance(ident, str) and m.group(1) != ident:
         named = m.group(1)
+        if _UUID.fullmatch(named) and named.lower() == ident.lower():
+            return
         case = " (they differ only in letter case)" if named.lower() == ident.lower() else ""
         found = "finds this file only as a prefix" if ident.startswith(named) else "does not find this file"
         a.findings.append(
