@@ -346,7 +346,10 @@ def test_sarif_2_1_0() -> None:
         assert result["message"]["text"] == d["message"]
         (loc,) = result["locations"]
         phys = loc["physicalLocation"]
-        assert phys["artifactLocation"]["uri"] == Path(path).resolve().as_uri()
+        location = phys["artifactLocation"]
+        assert location["uriBaseId"] == "%SRCROOT%"
+        base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        assert base + location["uri"] == Path(path).resolve().as_uri()
         region = phys["region"]
         assert region["startLine"] == d["range"]["start"]["line"] + 1
         assert region["startColumn"] == d["range"]["start"]["character"] + 1
