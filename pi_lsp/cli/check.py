@@ -112,9 +112,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE"
     )
-    p.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when errors are found"
-    )
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     p.add_argument(
         "--stdin-filename",
         metavar="NAME",
@@ -263,14 +261,19 @@ def _write(
             else sys.stdout
         )
     except OSError as exc:
-        print(f"pi-lsp check: {args.output_file}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"pi-lsp check: {args.output_file}: cannot write: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 2
     try:
         good = [r for r in reports if r.error is None]
         if args.statistics:
             _print_statistics(good, out, args.format)
         elif args.format == "json":
-            shown = [{"path": r.path, "version": r.version, "diagnostics": r.diagnostics} for r in good]
+            shown = [
+                {"path": r.path, "version": r.version, "diagnostics": r.diagnostics} for r in good
+            ]
             out.write(dumps({"files": shown}, indent=True) + "\n")
         elif args.format == "sarif":
             files = [(r.path, r.uri, r.diagnostics) for r in good]

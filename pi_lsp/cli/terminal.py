@@ -6,6 +6,7 @@ take two, combining marks and zero-width characters none, everything else one.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -58,10 +59,11 @@ def output_width(stream: TextIO) -> int:
     return DEFAULT_WIDTH
 
 
+@functools.lru_cache(maxsize=8192)
 def char_columns(ch: str) -> int:
     """Columns one character takes on a terminal."""
-    if ch < "\u0300":  # fast path: ASCII and Latin
-        return 0 if ch < " " else 1
+    if ch < " ":
+        return 0
     if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufe0e\ufe0f":
         return 0
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
@@ -69,13 +71,17 @@ def char_columns(ch: str) -> int:
 
 def columns(text: str) -> int:
     """Columns ``text`` takes on a terminal."""
-    return sum(char_columns(ch) for ch in text)
+    if text.isascii() and text.isprintable():
+        return len(text)
+    return sum(map(char_columns, text))
 
 
 def fit(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` columns, ending in ``…`` when cut."""
     if width <= 0:
         return ""
+    if 2 * len(text) <= width or columns(text) <= width:
+        return text
     used = 0
     for i, ch in enumerate(text):
         used += char_columns(ch)

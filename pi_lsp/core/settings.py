@@ -102,7 +102,9 @@ def _selectors(raw: Any, name: str, problems: list[str]) -> tuple[str, ...]:
         if known_selector(selector):
             out.append(selector)
         else:
-            problems.append(f"{name}: {item!r} is no code and no prefix of one (codes: PI001…PI500)")
+            problems.append(
+                f"{name}: {item!r} is no code and no prefix of one (codes: PI001…PI500)"
+            )
     return tuple(out)
 
 
@@ -117,7 +119,9 @@ def _severity(raw: Any, problems: list[str]) -> dict[str, Severity | None]:
     for key, name in raw.items():
         selector = str(key).strip().upper()
         if not known_selector(selector):
-            problems.append(f"severity: {key!r} is no code and no prefix of one (codes: PI001…PI500)")
+            problems.append(
+                f"severity: {key!r} is no code and no prefix of one (codes: PI001…PI500)"
+            )
         elif name is None:
             out[selector] = None
         elif isinstance(name, str) and name.strip().lower() in LEVELS:
@@ -150,7 +154,9 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     cap = _positive(raw, "outlineCap", 2000, problems)
     mode = raw.get("diagnosticMode", "auto")
     if mode not in DIAGNOSTIC_MODES:
-        problems.append(f"diagnosticMode: expected one of {', '.join(DIAGNOSTIC_MODES)}, got {mode!r}")
+        problems.append(
+            f"diagnosticMode: expected one of {', '.join(DIAGNOSTIC_MODES)}, got {mode!r}"
+        )
         mode = "auto"
     return Settings(severity, select, ignore, large, cap, mode), problems
 
