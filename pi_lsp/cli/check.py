@@ -22,12 +22,12 @@ from typing import Any, TextIO
 
 from pi_lsp.core.analysis import Options, analyze
 from pi_lsp.core.codes import CODES
-from pi_lsp.core.config_file import ConfigError, file_settings
+from pi_lsp.core.config_file import ConfigError, layered_settings
 from pi_lsp.core.files import decode, read_lines, sessions_dir
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
-from pi_lsp.core.settings import Settings, merge, parse_settings
+from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text import split_lines
 
 from . import sarif
@@ -192,11 +192,10 @@ class _SettingsFor:
     def __call__(self, start: Path) -> Settings:
         folder = (start if start.is_dir() else start.parent).absolute()
         if folder not in self.by_folder:
-            layers: list[dict[str, Any]] = []
-            if not self.isolated:
-                layers.append(file_settings(folder)[0])
-            settings, _ = parse_settings(merge(*layers, self.options))
-            self.by_folder[folder] = settings
+            if self.isolated:
+                self.by_folder[folder] = parse_settings(self.options)[0]
+            else:
+                self.by_folder[folder] = layered_settings(folder, self.options)
         return self.by_folder[folder]
 
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .settings import merge, parse_settings
+from .settings import Settings, merge, parse_settings
 
 FILE_NAME = "pi-lsp.toml"
 
@@ -95,11 +95,10 @@ def read_config(path: Path) -> dict[str, Any]:
     return dict(_read_cached(path, st.st_mtime_ns, st.st_size))
 
 
-def file_settings(start: Path | None) -> tuple[dict[str, Any], list[Path]]:
-    """The user's file, then the nearest project file above ``start``, merged.
+def file_settings(start: Path | None) -> dict[str, Any]:
+    """The user's file, then the nearest project file above ``start``, merged (raw settings).
 
-    Returns the raw settings and the files they came from; :class:`ConfigError` when one
-    of them is wrong.
+    :class:`ConfigError` when one of them is wrong.
     """
     used = []
     user = user_config()
@@ -108,4 +107,15 @@ def file_settings(start: Path | None) -> tuple[dict[str, Any], list[Path]]:
     project = find_project_config(start) if start is not None else None
     if project is not None and project not in used:
         used.append(project)
-    return merge(*(read_config(path) for path in used)), used
+    return merge(*(read_config(path) for path in used))
+
+
+def layered_settings(start: Path | None, over: dict[str, Any]) -> Settings:
+    """The files' settings (see :func:`file_settings`) with ``over`` on top: the options
+    on the command line, the client's settings in the server.
+
+    Problems in ``over`` are left to the caller (``parse_settings(over)`` lists them);
+    :class:`ConfigError` when a file is wrong.
+    """
+    settings, _ = parse_settings(merge(file_settings(start), over))
+    return settings
