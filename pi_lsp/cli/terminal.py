@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sys
 import unicodedata
@@ -69,11 +70,12 @@ def char_columns(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
 
 
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
+
+
 def columns(text: str) -> int:
     """Columns ``text`` takes on a terminal."""
-    if text.isascii() and text.isprintable():
-        return len(text)
-    return sum(map(char_columns, text))
+    return len(text) + sum(char_columns(ch) - 1 for ch in _NOT_PLAIN.findall(text))
 
 
 def fit(text: str, width: int) -> str:

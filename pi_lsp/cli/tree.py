@@ -33,6 +33,7 @@ from .terminal import columns, fit, output_width, quiet_broken_pipe
 
 NUMBER = 9
 """Columns of the line-number column (7 digits and two spaces)."""
+LEAF = "  ← leaf"
 MIN_WIDTH = 40
 
 
@@ -202,19 +203,25 @@ def render(
     shown: set[int] = set()
     deeper = 0
     for row in _rows(a):
-        shown.add(row.line)
-        if active_only and row.line not in active:
+        line = row.line
+        shown.add(line)
+        on_path = line in active
+        if active_only and not on_path:
             continue
         if depth is not None and row.display > depth:
             deeper += 1
             continue
-        marker = "• " if row.line in active else ""
-        label = f"[{label_of[row.line]}] " if row.line in label_of else ""
-        tail = "  ← leaf" if row.line == leaf else ""
+        marker = "• " if on_path else ""
+        label = f"[{label_of[line]}] " if line in label_of else ""
+        tail = LEAF if line == leaf else ""
         prefix = "" if active_only else prefixes(row)  # narrow characters only
-        head = f"{row.line + 1:>7}  {prefix}{marker}{label}"
-        head_columns = NUMBER + len(prefix) + len(marker) + columns(label)
-        out.append(_fit_title(head, head_columns, entry_title(a, row.line), tail, width))
+        title = entry_title(a, line)
+        room = width - NUMBER - len(prefix) - len(marker) - len(tail) if width else 1
+        if width:
+            room -= columns(label) if label else 0
+            title = fit(title, room) if room > 0 else ""
+        row_text = f"{line + 1:>7}  {prefix}{marker}{label}{title}{tail}"
+        out.append(row_text if room > 0 else fit(row_text, width))
     if deeper:
         out.append(f"{'':>7}  … {deeper} entries nested more than {depth} branch levels deep")
     for line in visible_tree(a).entries:
@@ -225,16 +232,6 @@ def render(
 
 def _fit(text: str, width: int) -> str:
     return fit(text, width) if width else text
-
-
-def _fit_title(head: str, head_columns: int, title: str, tail: str, width: int) -> str:
-    """``head + title + tail`` with the title cut so that the row fits ``width``."""
-    if not width:
-        return head + title + tail
-    room = width - head_columns - columns(tail)
-    if room < 1:
-        return fit(head + title + tail, width)
-    return head + fit(title, room) + tail
 
 
 def run(args: argparse.Namespace) -> int:

@@ -357,4 +357,3 @@ def test_sarif_related_locations_invocations_and_relative_uris(tmp_path: Path) -
     location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": (tmp_path / "r.jsonl").as_uri()}
     assert run["invocations"][0]["executionSuccessful"] is True
-
