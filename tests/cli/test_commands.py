@@ -245,7 +245,7 @@ def test_tree_of_20_mib_of_nested_branches_is_fast_and_fits_200_columns(tmp_path
     assert deep, "the deepest branches fold their outer levels"
     depth = max(deep)
     assert depth > 5000  # folded, not cut off: the row still says how deep it is
-    assert deep[depth].rstrip().endswith("user: a dead end")
+    assert "• user: a dead end  ← leaf" in deep[depth]  # the leaf: the last dead end
 
 
 def test_tree_fits_the_terminal() -> None:
