@@ -82,7 +82,12 @@ def _read_cached(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
         raw[_KEYS[key]] = value
     _, problems = parse_settings(raw)
     if problems:
-        raise ConfigError(f"{path}: {problems[0]}")
+        problem = problems[0]
+        for key, name in _KEYS.items():  # name the key as the file spells it
+            if problem.startswith(name):
+                problem = key + problem[len(name) :]
+                break
+        raise ConfigError(f"{path}: {problem}")
     return raw
 
 
