@@ -215,6 +215,7 @@ def vscode_run(
             "migrate": True,
             "severityOff": "PI400",
             "fork": {"line": DEFINITION_LINE},
+            "extensionPage": "pi session files",
             "settingsPath": str(user_data / "Machine" / "settings.json"),
             "settings": USER_SETTINGS,
             "brokenServers": [
@@ -344,7 +345,7 @@ def test_severity_setting_reaches_the_server(vscode_run: dict[str, Any]) -> None
 
 def test_server_problems_are_explained(vscode_run: dict[str, Any]) -> None:
     old = vscode_run.get("oldServer", "")
-    assert "0.0.1" in old and "pip install -U pi-lsp" in old, old
+    assert "0.0.1" in old and "pipx install --force ." in old, old
     missing = vscode_run.get("missingServer", "")
     assert "was not found" in missing and "piLsp.server.command" in missing, missing
     assert "Open Settings" in missing
@@ -355,3 +356,12 @@ def test_screenshots_saved(vscode_run: dict[str, Any]) -> None:
     assert any(p.name == "vscode-hover.png" for p in shots)
     for p in shots:
         assert p.stat().st_size > 10_000, p
+
+
+def test_extension_page_shows_its_icon_and_the_readme_screenshot(
+    vscode_run: dict[str, Any],
+) -> None:
+    icon = vscode_run.get("extensionIcon") or {}
+    assert icon.get("width", 0) >= 128 and "icon.png" in icon.get("src", ""), icon
+    image = vscode_run.get("readmeImage") or {}
+    assert image.get("width", 0) > 0 and "screenshot.png" in image.get("src", ""), image

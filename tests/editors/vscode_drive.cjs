@@ -2,7 +2,7 @@
 // and records what a person would see, as JSON plus screenshots.
 // Usage: node vscode_drive.cjs SPEC.json OUT.json
 // SPEC: { playwrightCore, chromium, url, fileName, hoverLine, hoverNeedle, screenshotDir,
-//         readmeScreenshot, profileDir, timeoutMs, migrate }
+//         readmeScreenshot, profileDir, timeoutMs, migrate, extensionPage }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -304,6 +304,36 @@ async function main() {
             step('fork');
             await shot(page, 'vscode-fork.png');
             await runCommand(page, 'Notifications: Clear All Notifications');
+        }
+
+        // The extension's own page, as someone who installed the .vsix opens it: its icon and
+        // its README with the screenshot (a relative image, shipped inside the .vsix).
+        if (spec.extensionPage) {
+            await runCommand(page, 'Extensions: Show Installed Extensions');
+            const item = page.locator('.extensions-viewlet .monaco-list-row', { hasText: spec.extensionPage }).first();
+            await item.waitFor({ state: 'visible', timeout: T });
+            await item.click();
+            const icon = page.locator('.extension-editor .header img.icon').first();
+            await icon.waitFor({ state: 'visible', timeout: T });
+            const tl = Date.now() + 30000;
+            while (Date.now() < tl && !(R.extensionIcon && R.extensionIcon.width > 0 && R.readmeImage)) {
+                R.extensionIcon = await icon.evaluate((img) => ({ src: img.src, width: img.naturalWidth })).catch(() => null);
+                for (const f of page.frames()) {
+                    const img = await f
+                        .evaluate(() => {
+                            const i = document.querySelector('img[alt^="A broken pi session"]');
+                            return i && i.complete && i.naturalWidth > 0 ? { src: i.src, width: i.naturalWidth } : null;
+                        })
+                        .catch(() => null);
+                    if (img) {
+                        R.readmeImage = img;
+                    }
+                }
+                await sleep(500);
+            }
+            step('extension page');
+            await shot(page, 'vscode-extension-page.png');
+            await runCommand(page, 'View: Close All Editors');
         }
 
         // Error messages: rewrite the (remote) settings so the server is an old pi-lsp, then
