@@ -31,6 +31,7 @@ from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text import split_lines
 
 from . import sarif
+from .arguments import whole_number
 from .paths import STDIN, resolve
 from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
 
@@ -43,16 +44,6 @@ _OPTION_OF = {
     "ignore": "--ignore",
     "largeLineThreshold": "--large-line",
 }
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 (all cores) or more, got {value}")
-    return value
 
 
 def add_parser(sub: Any) -> None:
@@ -119,7 +110,11 @@ def add_parser(sub: Any) -> None:
         help="the name to report (and to look up pi-lsp.toml from) for - (standard input)",
     )
     p.add_argument(
-        "-j", "--jobs", type=_jobs, default=0, help="parallel processes (default 0: all cores)"
+        "-j",
+        "--jobs",
+        type=whole_number(1, zero="all cores"),
+        default=0,
+        help="parallel processes (default 0: all cores)",
     )
     p.set_defaults(run=run)
 

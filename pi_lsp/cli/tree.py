@@ -29,6 +29,7 @@ from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.files import read_lines
 from pi_lsp.core.treedata import visible_tree
 
+from .arguments import whole_number
 from .terminal import columns, fit, output_width, quiet_broken_pipe
 
 NUMBER = 9
@@ -37,40 +38,20 @@ LEAF = "  ← leaf"
 MIN_WIDTH = 40
 
 
-def _width(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value != 0 and value < MIN_WIDTH:
-        raise argparse.ArgumentTypeError(f"expected 0 (no limit) or at least {MIN_WIDTH}")
-    return value
-
-
-def _depth(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("expected 0 or more")
-    return value
-
-
 def add_parser(sub: Any) -> None:
     """Register the ``tree`` subcommand."""
     p = sub.add_parser("tree", help="print the entry tree (branches, labels, leaf)")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument(
         "--width",
-        type=_width,
+        type=whole_number(MIN_WIDTH, zero="no limit"),
         default=None,
         metavar="N",
         help="columns per row (default: the terminal's, else 200; 0: no limit)",
     )
     p.add_argument(
         "--depth",
-        type=_depth,
+        type=whole_number(0),
         default=None,
         metavar="N",
         help="leave out entries nested more than N branch levels deep",

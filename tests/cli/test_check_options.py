@@ -22,7 +22,8 @@ import pytest
 
 from tests.core.pi_sessions import doc, header
 
-ROOT = Path(__file__).resolve().parents[2]
+from .cli_support import ROOT, run_cli
+
 BROKEN = ROOT / "tests" / "data" / "broken"
 CLEAN = ROOT / "tests" / "data" / "fixed" / "pi400-dangling-parent.jsonl"
 MANY = BROKEN / "many-problems.jsonl"
@@ -49,17 +50,7 @@ def check(
     environ: dict[str, str] | None = None,
     stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "check", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        env=environ or env(),
-        input=stdin.decode("utf-8") if stdin is not None else None,
-        timeout=300,
-        check=False,
-    )
+    return run_cli("check", *args, cwd=cwd, env=environ or env(), stdin=stdin)
 
 
 def codes(proc: subprocess.CompletedProcess[str]) -> list[str]:

@@ -4,6 +4,7 @@ people run them (issue 16): every test runs the real command.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
@@ -22,23 +23,11 @@ import pytest
 
 from tests.core.pi_sessions import assistant, doc, header, user
 
-ROOT = Path(__file__).resolve().parents[2]
+from .cli_support import ROOT, run_cli
+
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 PI16 = FIXTURES / "pi16-long.jsonl"
 A, B, C, D, E = (c * 8 for c in "abcde")
-
-
-def pi_lsp(*args: str | Path, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        timeout=600,
-        check=False,
-        **kw,  # type: ignore[arg-type]
-    )
 
 
 def run_on_terminal(
@@ -50,15 +39,18 @@ def run_on_terminal(
         os.chdir(ROOT)
         os.execv(sys.executable, [sys.executable, "-m", "pi_lsp", *args])
     fcntl_size = struct.pack("HHHH", 50, columns, 0, 0)
-    import fcntl
-
     fcntl.ioctl(master, termios.TIOCSWINSZ, fcntl_size)
     if act is not None:
         act(pid, master)
     out = _drain(master, deadline=time.monotonic() + 120)
-    _, status = os.waitpid(pid, 0)
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if done[0] == 0:  # still running: never hang the test run
+        os.kill(pid, signal.SIGKILL)
+        done = os.waitpid(pid, 0)
     os.close(master)
-    return os.waitstatus_to_exitcode(status), out
+    return os.waitstatus_to_exitcode(done[1]), out
 
 
 def _drain(master: int, deadline: float) -> str:
@@ -130,7 +122,7 @@ def test_stdio_server_stops_on_sigint_without_a_terminal() -> None:
 
 @pytest.mark.parametrize("spec", ["127.0.0.1:99999", "127.0.0.1:http", "localhost:-1"])
 def test_serve_refuses_a_bad_port(spec: str) -> None:
-    proc = pi_lsp("serve", "--tcp", spec)
+    proc = run_cli("serve", "--tcp", spec)
     assert proc.returncode == 2
     assert (
         proc.stderr.strip()
@@ -141,7 +133,7 @@ def test_serve_refuses_a_bad_port(spec: str) -> None:
 def test_serve_on_a_port_in_use_says_so() -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        proc = pi_lsp("serve", "--tcp", f"127.0.0.1:{port}")
+        proc = run_cli("serve", "--tcp", f"127.0.0.1:{port}")
     assert proc.returncode == 2
     assert (
         proc.stderr.strip()
@@ -239,7 +231,7 @@ def test_tree_of_20_mib_of_nested_branches_is_fast_and_fits_200_columns(tmp_path
     runs = [(_cpu_seconds(["check", str(big)]), _cpu_seconds(["tree", str(big)])) for _ in range(3)]
     check, tree = min(c for c, _ in runs), min(t for _, t in runs)  # interleaved, least of 3
     assert tree <= 2 * check, (tree, check)
-    out = pi_lsp("tree", big).stdout.splitlines()
+    out = run_cli("tree", big).stdout.splitlines()
     assert max(len(line) for line in out) <= 200
     deep = {int(line.split("[+")[1].split("]")[0]): line for line in out if "[+" in line}
     assert deep, "the deepest branches fold their outer levels"
@@ -268,18 +260,18 @@ def test_tree_width_depth_and_active(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    full = pi_lsp("tree", "--width", "0", path).stdout.splitlines()
+    full = run_cli("tree", "--width", "0", path).stdout.splitlines()
     assert max(len(row) for row in full) > 60
-    narrow = pi_lsp("tree", "--width", "60", path).stdout.splitlines()
+    narrow = run_cli("tree", "--width", "60", path).stdout.splitlines()
     assert len(narrow) == len(full) and max(len(row) for row in narrow) <= 60
     assert narrow[1].endswith("…")
-    shallow = pi_lsp("tree", "--depth", "0", path).stdout.splitlines()
+    shallow = run_cli("tree", "--depth", "0", path).stdout.splitlines()
     assert [row.split()[0] for row in shallow[1:3]] == ["2", "3"]
     assert shallow[-1].strip() == "… 3 entries nested more than 0 branch levels deep"
-    active = pi_lsp("tree", "--active", path).stdout.splitlines()
+    active = run_cli("tree", "--active", path).stdout.splitlines()
     assert [row.split()[0] for row in active] == ["1", "2", "3", "6"]
     assert active[-1].endswith("← leaf") and "│" not in "".join(active)
-    bad = pi_lsp("tree", "--width", "10", path)
+    bad = run_cli("tree", "--width", "10", path)
     assert bad.returncode == 2 and "--width" in bad.stderr
 
 
@@ -312,7 +304,7 @@ def test_tree_hides_usage_entries_as_pi_does(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    rows = pi_lsp("tree", path).stdout.splitlines()
+    rows = run_cli("tree", path).stdout.splitlines()
     assert [row.split()[0] for row in rows] == ["1", "2", "4", "5"]
     # the usage entry's child is a child of its parent: A branches into lines 4 and 5
     assert "├─ • user: after the usage entry  ← leaf" in rows[2]  # the hidden leaf's place
@@ -322,7 +314,7 @@ def test_tree_hides_usage_entries_as_pi_does(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not PI16.exists(), reason="shared fixtures not present")
 def test_tree_of_a_pi_16_session_shows_no_usage_entry() -> None:
-    rows = pi_lsp("tree", PI16).stdout.splitlines()
+    rows = run_cli("tree", PI16).stdout.splitlines()
     usage_lines = {
         n + 1
         for n, line in enumerate(PI16.read_text("utf-8").splitlines())
@@ -350,7 +342,7 @@ def v3(tmp_path: Path) -> Path:
     ],
 )
 def test_context_from_nothing_is_an_error(v3: Path, args: list[str], message: str) -> None:
-    proc = pi_lsp("context", v3, *args)
+    proc = run_cli("context", v3, *args)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.strip() == f"pi-lsp context: {v3}: {message}"
 
@@ -358,22 +350,22 @@ def test_context_from_nothing_is_an_error(v3: Path, args: list[str], message: st
 def test_context_leaf_of_a_v1_file_needs_a_line(tmp_path: Path) -> None:
     path = tmp_path / "v1.jsonl"
     path.write_text(doc(header(None), user(None, False), assistant(None, False)), encoding="utf-8")
-    proc = pi_lsp("context", path, "--leaf", "nosuch")
+    proc = run_cli("context", path, "--leaf", "nosuch")
     assert proc.returncode == 2 and "use --leaf-line" in proc.stderr
-    assert pi_lsp("context", path, "--leaf-line", "3").returncode == 0
+    assert run_cli("context", path, "--leaf-line", "3").returncode == 0
 
 
 # --------------------------------------------------------------------------- schema
 
 
 def test_schema_of_a_version_the_dialect_lacks_is_an_error() -> None:
-    proc = pi_lsp("schema", "--dialect", "book", "--version", "3")
+    proc = run_cli("schema", "--dialect", "book", "--version", "3")
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.strip() == "pi-lsp schema: the book dialect has no version 3 (versions: 1)"
-    book = json.loads(pi_lsp("schema", "--dialect", "book").stdout)
+    book = json.loads(run_cli("schema", "--dialect", "book").stdout)
     assert book["$id"].endswith("session-book.v1.schema.json")
-    assert json.loads(pi_lsp("schema").stdout)["$id"].endswith("session.v3.schema.json")
-    assert pi_lsp("schema", "--version", "4").returncode == 2
+    assert json.loads(run_cli("schema").stdout)["$id"].endswith("session.v3.schema.json")
+    assert run_cli("schema", "--version", "4").returncode == 2
 
 
 # --------------------------------------------------------------------------- file modes
@@ -388,11 +380,11 @@ def test_written_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
         os.umask(umask)
 
     migrated, forked = tmp_path / "migrated.jsonl", tmp_path / "forked.jsonl"
-    done = pi_lsp("migrate", v2, "-o", migrated, preexec_fn=with_umask)
+    done = run_cli("migrate", v2, "-o", migrated, preexec_fn=with_umask)
     assert done.returncode == 0, done.stderr
-    done = pi_lsp("fork", migrated, "--at", B, "-o", forked, preexec_fn=with_umask)
+    done = run_cli("fork", migrated, "--at", B, "-o", forked, preexec_fn=with_umask)
     assert done.returncode == 0, done.stderr
-    default = pi_lsp("fork", migrated, "--at", A, preexec_fn=with_umask)
+    default = run_cli("fork", migrated, "--at", A, preexec_fn=with_umask)
     beside = Path(default.stdout.strip())
     for path in (migrated, forked, beside):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
