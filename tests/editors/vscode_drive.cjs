@@ -306,8 +306,7 @@ async function main() {
             await runCommand(page, 'Notifications: Clear All Notifications');
         }
 
-        // The extension's own page, as someone who installed the .vsix opens it: its icon and
-        // its README with the screenshot (a relative image, shipped inside the .vsix).
+        // The extension's own page, as someone who installed the .vsix opens it: its icon.
         if (spec.extensionPage) {
             await runCommand(page, 'Extensions: Show Installed Extensions');
             const item = page.locator('.extensions-viewlet .monaco-list-row', { hasText: spec.extensionPage }).first();
@@ -316,19 +315,8 @@ async function main() {
             const icon = page.locator('.extension-editor .header img.icon').first();
             await icon.waitFor({ state: 'visible', timeout: T });
             const tl = Date.now() + 30000;
-            while (Date.now() < tl && !(R.extensionIcon && R.extensionIcon.width > 0 && R.readmeImage)) {
+            while (Date.now() < tl && !(R.extensionIcon && R.extensionIcon.width > 0)) {
                 R.extensionIcon = await icon.evaluate((img) => ({ src: img.src, width: img.naturalWidth })).catch(() => null);
-                for (const f of page.frames()) {
-                    const img = await f
-                        .evaluate(() => {
-                            const i = document.querySelector('img[alt^="A broken pi session"]');
-                            return i && i.complete && i.naturalWidth > 0 ? { src: i.src, width: i.naturalWidth } : null;
-                        })
-                        .catch(() => null);
-                    if (img) {
-                        R.readmeImage = img;
-                    }
-                }
                 await sleep(500);
             }
             step('extension page');
