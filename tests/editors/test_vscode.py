@@ -14,7 +14,6 @@ Screenshots go to ``tests/editors/screenshots/`` (``PI_LSP_SCREENSHOTS`` overrid
 from __future__ import annotations
 
 import json
-import zipfile
 import os
 import re
 import socket
@@ -22,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
