@@ -4,7 +4,7 @@ Every file is analysed by the same core as the server, and its diagnostics are b
 :mod:`pi_lsp.core.report`, so ``--format json`` prints what the server publishes.
 Settings come from ``pi-lsp.toml`` files (:mod:`pi_lsp.core.config_file`: the user's, then
 the nearest one above each checked file) with the options on top. Many files are checked
-in parallel. Exit status: 0 no errors (or ``--exit-zero``), 1 errors found, 2 usage error,
+in parallel (:mod:`pi_lsp.cli.batch`). Exit status: 0 no errors (or ``--exit-zero``), 1 errors found, 2 usage error,
 a configuration file in error, or a PATH that could not be read (the others are still
 checked and reported).
 """
@@ -12,8 +12,7 @@ checked and reported).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import os
+import functools
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import Any, TextIO
 from pi_lsp.core.analysis import Options, analyze
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.config_file import ConfigError, layered_settings
-from pi_lsp.core.files import decode, read_lines, sessions_dir
+from pi_lsp.core.files import decode, read_lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
@@ -31,11 +30,10 @@ from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text import split_lines
 
 from . import sarif
-from .arguments import whole_number
+from .batch import add_file_arguments, named_or_default, run_all
 from .paths import STDIN, resolve
 from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
 
-PARALLEL_FROM = 8
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 _SEVERITY_STYLE = {1: "red", 2: "yellow", 3: "blue", 4: "cyan"}
 _OPTION_OF = {
@@ -54,13 +52,7 @@ def add_parser(sub: Any) -> None:
         description="Check pi session files and report problems. Settings come from "
         "pi-lsp.toml (the user's, then the nearest one above each file); options win.",
     )
-    p.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="files, folders (recursive *.jsonl), glob patterns, or - for standard input; "
-        "default: pi's sessions directory",
-    )
+    add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument(
         "--select",
@@ -108,13 +100,6 @@ def add_parser(sub: Any) -> None:
         "--stdin-filename",
         metavar="NAME",
         help="the name to report (and to look up pi-lsp.toml from) for - (standard input)",
-    )
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=whole_number(1, zero="all cores"),
-        default=0,
-        help="parallel processes (default 0: all cores)",
     )
     p.set_defaults(run=run)
 
@@ -204,17 +189,9 @@ def run(args: argparse.Namespace) -> int:
     if args.statistics and args.format == "sarif":
         print("pi-lsp check: --statistics prints text or JSON, not SARIF", file=err)
         return 2
-    paths: list[str] = list(args.paths)
-    if not paths:
-        default = sessions_dir()
-        if not default.is_dir():
-            print(
-                f"pi-lsp check: no PATH given and pi's sessions directory {default} does not "
-                "exist (set PI_CODING_AGENT_DIR or name files to check)",
-                file=err,
-            )
-            return 2
-        paths = [str(default)]
+    paths = named_or_default(args.paths, "check")
+    if paths is None:
+        return 2
     if paths.count(STDIN) > 1:
         print("pi-lsp check: - (standard input) can be named once", file=err)
         return 2
@@ -287,52 +264,18 @@ def _write(
 def _check_all(
     work: list[tuple[str, Settings]], stdin_name: str | None, jobs: int
 ) -> list[FileReport]:
-    progress = _Progress(len(work), sys.stderr)
+    """Every file checked with its settings (files sharing settings in one parallel run)."""
     results: dict[str, FileReport] = {}
-    on_disk = []
+    groups: dict[int, tuple[Settings, list[str]]] = {}
     for path, settings in work:
         if path == STDIN:
             results[path] = _check_stdin(stdin_name, settings)
-            progress.step()
         else:
-            on_disk.append((path, settings))
-    workers = jobs or os.cpu_count() or 1
-    if len(on_disk) < PARALLEL_FROM or workers == 1:
-        for path, settings in on_disk:
-            results[path] = check_file(path, settings)
-            progress.step()
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(check_file, path, s): path for path, s in on_disk}
-            for future in concurrent.futures.as_completed(futures):
-                results[futures[future]] = future.result()
-                progress.step()
-    progress.done()
+            groups.setdefault(id(settings), (settings, []))[1].append(path)
+    for settings, paths in groups.values():
+        reports = run_all(functools.partial(check_file, settings=settings), paths, jobs)
+        results.update(zip(paths, reports, strict=True))
     return [results[path] for path, _ in work]
-
-
-class _Progress:
-    """A one-line progress bar on a terminal's stderr, for runs over many files."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total = total
-        self.count = 0
-        self.stream = stream
-        self.enabled = total >= PARALLEL_FROM and stream.isatty()
-
-    def step(self) -> None:
-        self.count += 1
-        if self.enabled:
-            width = 30
-            filled = width * self.count // self.total
-            bar = "#" * filled + "-" * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.count}/{self.total} files")
-            self.stream.flush()
-
-    def done(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _print_text(reports: list[FileReport], out: TextIO, style: Style) -> None:

@@ -8,17 +8,16 @@ whitespace run (including U+2028/U+2029) collapses to a single space.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from .analysis import Analysis
 from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
-from .refs import index, labels, tool_calls
+from .refs import index, labels
+from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
@@ -127,7 +126,40 @@ def _message_title(message: dict[str, Any], limit: int) -> str:
     if role in ("branchSummary", "compactionSummary"):
         summary = message.get("summary")
         return _join(role_name, clip(summary, limit) if isinstance(summary, str) else "", limit)
+    if role == "system":
+        text = content_preview(message.get("content"), limit)
+        return _join(role_name, "; ".join(p for p in [text, *system_changes(message)] if p), limit)
     return _join(role_name, content_preview(message.get("content"), limit), limit)
+
+
+def _names(items: Any, limit: int = 6) -> list[str]:
+    """The ``name`` of each tool (definition or reference), bounded."""
+    if not isinstance(items, list):
+        return []
+    names = [
+        clip(t["name"], 40)
+        for t in items[:64]
+        if isinstance(t, dict) and isinstance(t.get("name"), str)
+    ]
+    return names[:limit] + ([f"… {len(names) - limit} more"] if len(names) > limit else [])
+
+
+def system_changes(message: dict[str, Any]) -> list[str]:
+    """What a system message sets: sections set and removed (``null``), tools added and removed."""
+    out = []
+    sections = message.get("sections")
+    if isinstance(sections, dict):
+        keys = list(sections)[:64]
+        set_ = [clip(k, 40) for k in keys if sections[k] is not None]
+        removed = [clip(k, 40) for k in keys if sections[k] is None]
+        if set_:
+            out.append("sections " + ", ".join(set_[:6]) + (" …" if len(set_) > 6 else ""))
+        if removed:
+            out.append("removes " + ", ".join(removed[:6]) + (" …" if len(removed) > 6 else ""))
+    added, dropped = _names(message.get("toolsAdded")), _names(message.get("toolsRemoved"))
+    if added or dropped:
+        out.append("tools " + " ".join([*(f"+{n}" for n in added), *(f"-{n}" for n in dropped)]))
+    return out
 
 
 def _join(head: str, text: str, limit: int) -> str:
@@ -169,6 +201,19 @@ def object_title(obj: dict[str, Any], limit: int = TITLE_LIMIT) -> str:
     if etype == "session_info":
         name = _str(obj, "name")
         return _join("session name", f'"{name}"' if name else "(cleared)", limit)
+    if etype == "usage":
+        kind = _str(obj, "kind", 40) or ""
+        used = read_usage(obj.get("usage"))
+        cost = f"${used.cost:.4f}" if used is not None else ""
+        return _join(
+            f"usage {kind}".strip(), " · ".join(p for p in (_str(obj, "model"), cost) if p), limit
+        )
+    if etype == "context_edit":
+        replacement = obj.get("replacement")
+        if replacement is None:
+            return _join("context edit", "omit", limit)
+        content = replacement.get("content") if isinstance(replacement, dict) else None
+        return _join("context edit", "replace: " + content_preview(content, limit), limit)
     return _generic_title(etype, obj, limit)
 
 
@@ -195,41 +240,10 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     if info.kind is Kind.OTHER:
         return "(not an entry)"
     title = object_title(info.obj, limit)
-    target = info.obj.get("targetId") if info.type == "label" else None
+    target = info.obj.get("targetId") if info.type in ("label", "context_edit") else None
     if isinstance(target, str) and (found := analysis.tree.ids.get(target)) is not None:
         return clip(f"{title} → line {found + 1}", limit)
     return title
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts and cost of one or more assistant messages."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-    @property
-    def total(self) -> int:
-        """All tokens, counted as pi's session stats count them."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_read + other.cache_read,
-            self.cache_write + other.cache_write,
-            self.cost + other.cost,
-        )
-
-
-def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value) if math.isfinite(value) else 0.0
 
 
 def usage_of(obj: dict[str, Any]) -> Usage | None:
@@ -237,17 +251,7 @@ def usage_of(obj: dict[str, Any]) -> Usage | None:
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    usage = message.get("usage")
-    if message.get("role") != "assistant" or not isinstance(usage, dict):
-        return None
-    cost = usage.get("cost")
-    return Usage(
-        int(_num(usage.get("input"))),
-        int(_num(usage.get("output"))),
-        int(_num(usage.get("cacheRead"))),
-        int(_num(usage.get("cacheWrite"))),
-        _num(cost.get("total")) if isinstance(cost, dict) else 0.0,
-    )
+    return read_usage(message.get("usage")) if message.get("role") == "assistant" else None
 
 
 def model_of(obj: dict[str, Any]) -> str | None:
@@ -430,37 +434,25 @@ class SessionTotals:
         }
 
 
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    try:
-        stamp = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
-
-
 @per_analysis
 def session_totals(a: Analysis) -> SessionTotals:
-    """Totals over every entry of the file (tokens and cost: assistant messages, as pi sums)."""
+    """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`)."""
     header = a.header
     tree = a.tree
     roles: dict[str, int] = {}
-    usage = Usage()
+    counted = totals(analysis_stats(a).counted)  # tokens, cost and tool calls as pi counts them
     models: dict[str, None] = {}
     if (first_model := model_of(header)) is not None and header.get("type") == "session":
         models[first_model] = None
     name: str | None = None
-    compactions = calls = 0
-    times = [t for t in [_parse_time(header.get("timestamp"))] if t is not None]
+    compactions = 0
+    times = [t for t in [parse_stamp(header.get("timestamp"))] if t is not None]
     for line in tree.entries:
         obj = a.infos[line].obj
         etype = obj.get("type")
         role = role_of(obj) if etype == "message" else None
         if role is not None:
             roles[role] = roles.get(role, 0) + 1
-        if (used := usage_of(obj)) is not None:
-            usage += used
         if (model := model_of(obj)) is not None:
             models.setdefault(model, None)
         if etype == "compaction":
@@ -468,8 +460,7 @@ def session_totals(a: Analysis) -> SessionTotals:
         elif etype == "session_info":
             value = obj.get("name")
             name = clip(value, 120) if isinstance(value, str) and value.strip() else None
-        calls += len(tool_calls(obj))
-        if (stamp := _parse_time(obj.get("timestamp"))) is not None:
+        if (stamp := parse_stamp(obj.get("timestamp"))) is not None:
             times.append(stamp)
     started, ended = (min(times), max(times)) if times else (None, None)
     ident = header.get("id")
@@ -488,9 +479,9 @@ def session_totals(a: Analysis) -> SessionTotals:
         leaves=len(tree.leaves),
         roots=len(tree.roots),
         compactions=compactions,
-        tool_calls=calls,
+        tool_calls=counted.tool_calls,
         active_path=len(tree.active),
-        usage=usage,
+        usage=counted.usage,
         models=tuple(models),
         started=started.isoformat().replace("+00:00", "Z") if started else None,
         ended=ended.isoformat().replace("+00:00", "Z") if ended else None,

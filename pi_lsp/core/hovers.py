@@ -10,19 +10,20 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import schema, schema_info
+from . import context_edits, schema, schema_info
 from .analysis import Analysis
 from .cursor import cursor_at
 from .describe import (
     EntryFacts,
     SessionTotals,
-    Usage,
     clip,
+    content_preview,
     entry_facts,
     entry_title,
     kind_label,
     session_totals,
     shallow,
+    system_changes,
 )
 from .jsonl import PathItem
 from .jsontext import dumps
@@ -36,6 +37,7 @@ from .refs import (
     subject_at,
     tool_sites,
 )
+from .stats import FileStats, Usage, analysis_stats, split_by_path
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
@@ -85,6 +87,8 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
     out = [head, ""]
     if facts.preview:
         out += [f"> {md_escape(facts.preview)}", ""]
+    obj = a.infos[facts.line].obj
+    out += [f"{md_escape(text)}" for text in _kind_notes(a, facts.line, obj)]
     where = f"line {facts.line + 1}"
     if facts.depth is not None:
         where += f" · depth {facts.depth}"
@@ -120,6 +124,55 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
     return "\n".join(out)
 
 
+_EDIT_NONE = {
+    "missing": "names no entry: pi ignores it",
+    "off-path": "has no effect: its target is not on this edit's path",
+    "summarised": "has no effect: its target lies before the newest compaction's kept range",
+    "no-message": "has no effect: its target adds no message to the context",
+    "not-editable": "has no effect: pi replaces the content of user, assistant, tool-result "
+    "and custom messages only",
+}
+
+
+def _kind_notes(a: Analysis, line: int, obj: dict[str, object]) -> list[str]:
+    """Paragraphs that say what a newer entry kind does (and since which pi version)."""
+    notes = []
+    since = schema_info.since(schema.schema_key(a.fmt, a.version), obj)
+    if since:
+        notes.append(f"Written by pi {since} and later.")
+    message = obj.get("message")
+    if (
+        obj.get("type") == "message"
+        and isinstance(message, dict)
+        and message.get("role") == "system"
+    ):
+        changes = system_changes(message)
+        notes.append(
+            "System prompt and tools: "
+            + ("; ".join(changes) if changes else "no section or tool changes")
+            + ". pi replays system messages in order; a compaction checkpoint replaces them."
+        )
+    found = context_edits.effect(a, line)
+    if found is not None:
+        target = f"line {found.target + 1}" if found.target is not None else found.target_id
+        if found.action == "omit":
+            notes.append(f"Context edit: omits {target} from the context pi sends.")
+        elif found.action == "replace":
+            replacement = obj.get("replacement")
+            content = replacement.get("content") if isinstance(replacement, dict) else None
+            notes.append(
+                f"Context edit: replaces the content of {target} with: "
+                + content_preview(content, 120)
+            )
+        else:
+            notes.append(f"Context edit of {target} {_EDIT_NONE[found.reason]}.")
+    if obj.get("type") == "usage":
+        notes.append(
+            "Usage entry: counted in the session's tokens and cost; not in the context, hidden from pi's tree."
+        )
+    return [n for note in notes for n in (note, "")]
+
+
 def _duration(seconds: float) -> str:
     total = int(seconds)
     hours, rest = divmod(total, 3600)
@@ -129,8 +182,24 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
-def totals_markdown(t: SessionTotals) -> str:
-    """The hover of the header: the whole session's totals."""
+def path_split_text(stats: FileStats, tokens: bool = True) -> str | None:
+    """What the active path and the abandoned branches cost (None: nothing was abandoned)."""
+
+    def _cost_text(usage: Usage) -> str:
+        return f"${usage.cost:.4f}" + (f" ({usage.total:,} tokens)" if tokens else "")
+
+    if len(stats.branches) < 2:
+        return None
+    active, abandoned = split_by_path(stats.counted)
+    n = len(stats.branches) - 1
+    return (
+        f"active path {_cost_text(active.usage)} · {n} abandoned branch{'es' if n != 1 else ''} "
+        f"{_cost_text(abandoned.usage)}"
+    )
+
+
+def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
+    """The hover of the header: the whole session's totals (tokens and cost as ``stats``)."""
     head = f"**session** · {t.fmt} v{t.version}"
     if t.id:
         head += f" · {code(t.id)}"
@@ -151,6 +220,8 @@ def totals_markdown(t: SessionTotals) -> str:
     )
     items.append(f"compactions: {t.compactions} · tool calls: {t.tool_calls:,}")
     items.append(f"tokens: {_usage_text(t.usage)}")
+    if (split := path_split_text(stats)) is not None:
+        items.append(md_escape(split))
     if t.models:
         items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
     if t.duration is not None and t.started and t.ended:
@@ -257,7 +328,7 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
     if info.kind is Kind.HEADER:
-        return HoverText(totals_markdown(session_totals(a)), line, (whole.start, whole.end))
+        return HoverText(totals_markdown(session_totals(a), analysis_stats(a)), line, (whole.start, whole.end))
     facts = entry_facts(a, line)
     if facts is None:
         return None

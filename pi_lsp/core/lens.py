@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from .analysis import Analysis
 from .describe import session_totals
+from .hovers import path_split_text
 from .refs import line_sites, resolve
+from .stats import analysis_stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,8 @@ def code_lenses(a: Analysis) -> list[Lens]:
             f"{_plural(t.leaves, 'leaf', 'leaves')} · {_plural(t.compactions, 'compaction')} · "
             f"{t.usage.total:,} tokens · ${t.usage.cost:.4f}"
         )
+        if (split := path_split_text(analysis_stats(a), tokens=False)) is not None:
+            title += f" · {split}"
         out.append(Lens(a.header_line, title))
     for line in tree.entries:
         kids = tree.children.get(line, [])

@@ -22,9 +22,11 @@ from . import (
     navigation,
     rename,
     selection,
+    stats_chart,
     symbols,
     sync,
     tree_commands,
+    workspace_symbols,
 )
 from .server import PiLanguageServer
 
@@ -46,6 +48,8 @@ FEATURES: tuple[ModuleType, ...] = (
     tree_commands,
     actions,
     edit_commands,
+    stats_chart,
+    workspace_symbols,
 )
 
 

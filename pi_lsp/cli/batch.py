@@ -1,0 +1,121 @@
+"""What the commands over many session files share: the files named, a parallel map, progress.
+
+``check``, ``stats`` and ``find`` take files, directories (recursive ``*.jsonl``), glob
+patterns and ``-`` (see :mod:`pi_lsp.cli.paths`; default: pi's sessions directory) and work
+on many files in parallel on all cores, with a one-line progress bar on a terminal's stderr.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from pi_lsp.core.files import sessions_dir
+
+from .arguments import whole_number
+from .paths import resolve
+
+PARALLEL_FROM = 8
+"""Fewer files than this are handled in-process, one after the other."""
+
+T = TypeVar("T")
+
+
+def add_file_arguments(parser: Any) -> None:
+    """The ``PATH ...`` and ``-j/--jobs`` arguments of a command over many files."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files, folders (recursive *.jsonl), glob patterns, or - for standard input; "
+        "default: pi's sessions directory",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=whole_number(1, zero="all cores"),
+        default=0,
+        help="parallel processes (default 0: all cores)",
+    )
+
+
+def named_or_default(paths: Sequence[str | Path], command: str) -> list[str] | None:
+    """The PATHs given, else pi's sessions directory; None after saying on stderr that it
+    does not exist."""
+    if paths:
+        return [str(p) for p in paths]
+    default = sessions_dir()
+    if not default.is_dir():
+        print(
+            f"pi-lsp {command}: no PATH given and pi's sessions directory {default} does not "
+            "exist (set PI_CODING_AGENT_DIR or name files)",
+            file=sys.stderr,
+        )
+        return None
+    return [str(default)]
+
+
+def targets(paths: Sequence[str | Path], command: str) -> list[Path] | None:
+    """The files to work on; None after saying on stderr why none (a PATH naming nothing)."""
+    named = named_or_default(paths, command)
+    if named is None:
+        return None
+    found = resolve(named)
+    if found.missing:
+        print(f"pi-lsp {command}: {found.missing[0]}: no such file or directory", file=sys.stderr)
+        return None
+    return [Path(f) for f in found.files]
+
+
+def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T]:
+    """``work(path)`` for every path, in order; in worker processes when there are many.
+
+    ``work`` must be a module-level function (it is pickled) that never raises.
+    """
+    progress = Progress(len(paths), sys.stderr)
+    workers = jobs or os.cpu_count() or 1
+    if len(paths) < PARALLEL_FROM or workers == 1:
+        results = []
+        for path in paths:
+            results.append(work(path))
+            progress.step()
+        progress.done()
+        return results
+    done: dict[str, T] = {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(work, path): path for path in paths}
+        for future in concurrent.futures.as_completed(futures):
+            done[futures[future]] = future.result()
+            progress.step()
+    progress.done()
+    return [done[p] for p in paths]
+
+
+class Progress:
+    """A one-line progress bar on a terminal's stderr, for runs over many files."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.count = 0
+        self.stream = stream
+        self.enabled = total >= PARALLEL_FROM and stream.isatty()
+
+    def step(self) -> None:
+        """One more file done."""
+        self.count += 1
+        if self.enabled:
+            width = 30
+            filled = width * self.count // self.total
+            bar = "#" * filled + "-" * (width - filled)
+            self.stream.write(f"\r[{bar}] {self.count}/{self.total} files")
+            self.stream.flush()
+
+    def done(self) -> None:
+        """End the bar's line."""
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
