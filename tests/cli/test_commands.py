@@ -172,6 +172,8 @@ def test_serve_on_port_0_says_where_it_listens_and_serves_there() -> None:
     )
     try:
         assert proc.stderr is not None
+        ready, _, _ = select.select([proc.stderr], [], [], 60)
+        assert ready, "pi-lsp serve said nothing about where it listens"
         line = proc.stderr.readline().decode().strip()
         assert line.startswith("pi-lsp: listening on 127.0.0.1:"), line
         port = int(line.rsplit(":", 1)[1])
