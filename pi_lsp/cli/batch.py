@@ -1,8 +1,8 @@
 """What the commands over many session files share: the files named, a parallel map, progress.
 
-``check``, ``stats`` and ``find`` take files or directories (recursive ``*.jsonl``;
-default: pi's sessions directory) and work on many files in parallel on all cores, with
-a one-line progress bar on a terminal's stderr.
+``check``, ``stats`` and ``find`` take files, directories (recursive ``*.jsonl``), glob
+patterns and ``-`` (see :mod:`pi_lsp.cli.paths`; default: pi's sessions directory) and work
+on many files in parallel on all cores, with a one-line progress bar on a terminal's stderr.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from pi_lsp.core.files import expand, sessions_dir
+from pi_lsp.core.files import sessions_dir
+
+from .arguments import whole_number
+from .paths import resolve
 
 PARALLEL_FROM = 8
 """Fewer files than this are handled in-process, one after the other."""
@@ -27,38 +30,45 @@ def add_file_arguments(parser: Any) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        type=Path,
         metavar="PATH",
-        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
+        help="files, folders (recursive *.jsonl), glob patterns, or - for standard input; "
+        "default: pi's sessions directory",
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
+        "-j",
+        "--jobs",
+        type=whole_number(1, zero="all cores"),
+        default=0,
+        help="parallel processes (default 0: all cores)",
     )
 
 
-def targets(paths: Sequence[Path], command: str) -> list[Path] | None:
-    """The files to work on (directories expanded); None after saying on stderr why none."""
-    found = _targets(paths)
-    if isinstance(found, str):
-        print(f"pi-lsp {command}: {found}", file=sys.stderr)
+def named_or_default(paths: Sequence[str | Path], command: str) -> list[str] | None:
+    """The PATHs given, else pi's sessions directory; None after saying on stderr that it
+    does not exist."""
+    if paths:
+        return [str(p) for p in paths]
+    default = sessions_dir()
+    if not default.is_dir():
+        print(
+            f"pi-lsp {command}: no PATH given and pi's sessions directory {default} does not "
+            "exist (set PI_CODING_AGENT_DIR or name files)",
+            file=sys.stderr,
+        )
         return None
-    return found
+    return [str(default)]
 
 
-def _targets(paths: Sequence[Path]) -> list[Path] | str:
-    named: list[Path] = list(paths)
-    if not named:
-        default = sessions_dir()
-        if not default.is_dir():
-            return (
-                f"no PATH given and pi's sessions directory {default} does not exist "
-                "(set PI_CODING_AGENT_DIR or name files)"
-            )
-        named = [default]
-    missing = [p for p in named if not p.exists()]
-    if missing:
-        return f"{missing[0]}: no such file or directory"
-    return list(expand(named))
+def targets(paths: Sequence[str | Path], command: str) -> list[Path] | None:
+    """The files to work on; None after saying on stderr why none (a PATH naming nothing)."""
+    named = named_or_default(paths, command)
+    if named is None:
+        return None
+    found = resolve(named)
+    if found.missing:
+        print(f"pi-lsp {command}: {found.missing[0]}: no such file or directory", file=sys.stderr)
+        return None
+    return [Path(f) for f in found.files]
 
 
 def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T]:

@@ -1,8 +1,12 @@
-"""``pi-lsp check [PATH ...] [--format text|json|sarif]``: report problems in session files.
+"""``pi-lsp check [PATH ...]``: report problems in session files.
 
 Every file is analysed by the same core as the server, and its diagnostics are built by
 :mod:`pi_lsp.core.report`, so ``--format json`` prints what the server publishes.
-Many files are checked in parallel on all cores.
+Settings come from ``pi-lsp.toml`` files (:mod:`pi_lsp.core.config_file`: the user's, then
+the nearest one above each checked file) with the options on top. Many files are checked
+in parallel (:mod:`pi_lsp.cli.batch`). Exit status: 0 no errors (or ``--exit-zero``), 1 errors found, 2 usage error,
+a configuration file in error, or a PATH that could not be read (the others are still
+checked and reported).
 """
 
 from __future__ import annotations
@@ -10,37 +14,93 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from pi_lsp import __version__
 from pi_lsp.core.analysis import Options, analyze
-from pi_lsp.core.files import read_lines
+from pi_lsp.core.codes import CODES
+from pi_lsp.core.config_file import ConfigError, layered_settings
+from pi_lsp.core.files import decode, read_lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
+from pi_lsp.core.text import split_lines
 
-from . import fix
-from .batch import add_file_arguments, run_all, targets
+from . import fix, sarif
+from .batch import add_file_arguments, named_or_default, run_all
+from .paths import STDIN, Targets, resolve
+from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+_SEVERITY_STYLE = {1: "red", 2: "yellow", 3: "blue", 4: "cyan"}
+_OPTION_OF = {
+    "severity": "--severity",
+    "select": "--select",
+    "ignore": "--ignore",
+    "largeLineThreshold": "--large-line",
+}
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``check`` subcommand."""
-    p = sub.add_parser("check", help="check session files and report problems")
+    p = sub.add_parser(
+        "check",
+        help="check session files and report problems",
+        description="Check pi session files and report problems. Settings come from "
+        "pi-lsp.toml (the user's, then the nearest one above each file); options win.",
+    )
     add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="report only these codes or code prefixes (comma-separated, e.g. PI4,PI001)",
+    )
+    p.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="do not report these codes or code prefixes (comma-separated)",
+    )
     p.add_argument(
         "--severity",
         action="append",
         default=[],
         metavar="CODE=LEVEL",
-        help="override a code's severity (error, warning, information, hint, off); repeatable",
+        help="report a code or code prefix as error, warning (warn), information (info), "
+        "hint or off; repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
+    p.add_argument(
+        "--isolated", action="store_true", help="ignore pi-lsp.toml files (options only)"
+    )
+    p.add_argument(
+        "--statistics", action="store_true", help="print how often each code was found instead"
+    )
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="print the diagnostics only: no summary"
+    )
+    p.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    p.add_argument(
+        "-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE"
+    )
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
+    p.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name to report (and to look up pi-lsp.toml from) for - (standard input)",
+    )
     fix.add_arguments(p)
     p.set_defaults(run=run)
 
@@ -53,6 +113,7 @@ class FileReport:
     version: int | None
     diagnostics: list[dict[str, Any]]
     error: str | None = None
+    uri: str = ""
 
 
 def check_file(path: str, settings: Settings) -> FileReport:
@@ -62,146 +123,216 @@ def check_file(path: str, settings: Settings) -> FileReport:
         lines = read_lines(Path(path))
     except OSError as exc:
         return FileReport(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")
-    analysis = analyze(lines, path=path, options=Options(large_line=settings.large_line))
+    return _report(path, lines, path, settings)
+
+
+def _report(shown: str, lines: Any, name: str | None, settings: Settings) -> FileReport:
+    analysis = analyze(lines, path=name, options=Options(large_line=settings.large_line))
     findings = settings.apply(analysis.findings)
     version = analysis.version if analysis.header_line is not None else None
-    return FileReport(path, version, diagnostics(findings, analysis.lines, path_uri(path)))
+    uri = path_uri(name) if name is not None else "-"
+    return FileReport(shown, version, diagnostics(findings, analysis.lines, uri), uri=uri)
 
 
-def _settings(args: argparse.Namespace) -> Settings | str:
-    raw: dict[str, Any] = {"severity": {}}
-    for item in args.severity:
-        code, sep, level = str(item).partition("=")
-        if not sep:
-            return f"--severity expects CODE=LEVEL, got {item!r}"
-        raw["severity"][code.strip().upper()] = level.strip().lower()
+def _check_stdin(name: str | None, settings: Settings) -> FileReport:
+    data = sys.stdin.buffer.read()
+    return _report(name or STDIN, split_lines(decode(data)), name, settings)
+
+
+def _option_raw(args: argparse.Namespace) -> dict[str, Any] | str:
+    """The options as raw settings, or a usage error."""
+    raw: dict[str, Any] = {}
+    if args.severity:
+        raw["severity"] = {}
+        for item in args.severity:
+            code, sep, level = str(item).partition("=")
+            if not sep:
+                return f"--severity expects CODE=LEVEL, got {item!r}"
+            raw["severity"][code.strip().upper()] = level.strip().lower()
+    for key in ("select", "ignore"):
+        items = [c.strip() for arg in getattr(args, key) for c in str(arg).split(",")]
+        if items:
+            raw[key] = [c for c in items if c]
     if args.large_line is not None:
         raw["largeLineThreshold"] = args.large_line
-    settings, problems = parse_settings(raw)
-    return problems[0] if problems else settings
+    _, problems = parse_settings(raw)
+    if problems:
+        key = next((k for k in _OPTION_OF if problems[0].startswith(k)), "")
+        return _OPTION_OF.get(key, "") + problems[0][len(key) :]
+    return raw
+
+
+class _SettingsFor:
+    """Settings for each checked file: config files above it, then the options."""
+
+    def __init__(self, options: dict[str, Any], isolated: bool) -> None:
+        self.options = options
+        self.isolated = isolated
+        self.by_folder: dict[Path, Settings] = {}
+
+    def __call__(self, start: Path) -> Settings:
+        folder = (start if start.is_dir() else start.parent).absolute()
+        if folder not in self.by_folder:
+            if self.isolated:
+                self.by_folder[folder] = parse_settings(self.options)[0]
+            else:
+                self.by_folder[folder] = layered_settings(folder, self.options)
+        return self.by_folder[folder]
 
 
 def run(args: argparse.Namespace) -> int:
     """Check every target and print the report; return the exit status."""
-    settings = _settings(args)
-    if isinstance(settings, str):
-        print(f"pi-lsp check: {settings}", file=sys.stderr)
+    err = sys.stderr
+    options = _option_raw(args)
+    if isinstance(options, str):
+        print(f"pi-lsp check: {options}", file=err)
         return 2
-    files = targets(args.paths, "check")
-    if files is None:
+    if args.statistics and args.format == "sarif":
+        print("pi-lsp check: --statistics prints text or JSON, not SARIF", file=err)
         return 2
+    paths = named_or_default(args.paths, "check")
+    if paths is None:
+        return 2
+    if paths.count(STDIN) > 1:
+        print("pi-lsp check: - (standard input) can be named once", file=err)
+        return 2
+    targets = resolve(paths)
     if fix.wanted(args):
-        return fix.run(args, files, run)
-    reports = run_all(functools.partial(check_file, settings=settings), [str(p) for p in files], args.jobs)
-    out = sys.stdout
-    if args.format == "json":
-        _print_json(reports, out)
-    elif args.format == "sarif":
-        _print_sarif(reports, out)
-    else:
-        _print_text(reports, out)
-    io_error = False
-    for report in reports:
-        if report.error is not None:
-            io_error = True
-            print(f"pi-lsp check: {report.error}", file=sys.stderr)
-    if io_error:
+        return _repair(args, targets)
+    problems = [f"{m}: no such file or directory" for m in targets.missing]
+    for folder in targets.empty:
+        print(f"pi-lsp check: {folder}: no session files (*.jsonl) found", file=err)
+    settings_for = _SettingsFor(options, args.isolated)
+    stdin_name = args.stdin_filename
+    stdin_start = Path(stdin_name) if stdin_name else Path.cwd()
+    try:
+        work = [(p, settings_for(stdin_start if p == STDIN else Path(p))) for p in targets.files]
+    except ConfigError as exc:
+        print(f"pi-lsp check: {exc}", file=err)
         return 2
-    errors = any(d["severity"] == Severity.ERROR for r in reports for d in r.diagnostics)
-    return 1 if errors else 0
+    reports = _check_all(work, stdin_name, args.jobs)
+    problems += [r.error for r in reports if r.error is not None]
+    found_errors = any(d["severity"] == Severity.ERROR for r in reports for d in r.diagnostics)
+    status = 2 if problems else 0 if args.exit_zero or not found_errors else 1
+    for problem in problems:
+        print(f"pi-lsp check: {problem}", file=err)
+    written = _write(args, reports, problems, status)
+    if written is not None:
+        return written
+    if args.format == "text" and not args.quiet:
+        print(_summary(reports), file=err)
+    return status
 
 
-def _print_text(reports: list[FileReport], out: TextIO) -> None:
-    counts = {1: 0, 2: 0, 3: 0, 4: 0}
-    for report in reports:
-        for d in report.diagnostics:
-            start = d["range"]["start"]
-            counts[d["severity"]] += 1
-            out.write(
-                f"{report.path}:{start['line'] + 1}:{start['character'] + 1}: "
-                f"{SEVERITY_NAMES[d['severity']]} {d['code']} {d['message']}\n"
-            )
-    if len(reports) > 1 or any(r.diagnostics for r in reports):
-        summary = ", ".join(
-            f"{n} {SEVERITY_NAMES[s]}{_plural(n, s)}" for s, n in counts.items() if n
+def _repair(args: argparse.Namespace, targets: Targets) -> int:
+    """``--fix`` / ``--diff``: repair the files (then, with ``--fix``, check them again)."""
+    if STDIN in targets.files:
+        print("pi-lsp check: --fix and --diff repair files, not - (standard input)", file=sys.stderr)
+        return 2
+    status = fix.run(args, [Path(p) for p in targets.files], run)
+    if args.diff and targets.missing:  # --fix reports them through the check that follows
+        for m in targets.missing:
+            print(f"pi-lsp check: {m}: no such file or directory", file=sys.stderr)
+        return 2
+    return status
+
+
+def _write(
+    args: argparse.Namespace, reports: list[FileReport], problems: list[str], status: int
+) -> int | None:
+    """Print the report where asked; an exit status when the output file cannot be written."""
+    try:
+        out: TextIO = (
+            args.output_file.open("w", encoding="utf-8", errors="backslashreplace", newline="")
+            if args.output_file is not None
+            else sys.stdout
         )
+    except OSError as exc:
         print(
-            f"{len(reports)} file{'s' if len(reports) != 1 else ''} checked: {summary or 'no problems'}",
+            f"pi-lsp check: {args.output_file}: cannot write: {exc.strerror or exc}",
             file=sys.stderr,
         )
+        return 2
+    try:
+        good = [r for r in reports if r.error is None]
+        if args.statistics:
+            _print_statistics(good, out, args.format)
+        elif args.format == "json":
+            shown = [
+                {"path": r.path, "version": r.version, "diagnostics": r.diagnostics} for r in good
+            ]
+            out.write(dumps({"files": shown}, indent=True) + "\n")
+        elif args.format == "sarif":
+            files = [(r.path, r.uri, r.diagnostics) for r in good]
+            log = sarif.sarif_log(files, problems, status, Path.cwd())
+            out.write(dumps(log, indent=True) + "\n")
+        else:
+            _print_text(good, out, Style(use_color(args.color, out)))
+        out.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe()  # `check | head`: the status still says what was found
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return None
 
 
-def _print_json(reports: list[FileReport], out: TextIO) -> None:
-    files = [
-        {"path": r.path, "version": r.version, "diagnostics": r.diagnostics}
-        for r in reports
-        if r.error is None
-    ]
-    out.write(dumps({"files": files}, indent=True) + "\n")
+def _check_all(
+    work: list[tuple[str, Settings]], stdin_name: str | None, jobs: int
+) -> list[FileReport]:
+    """Every file checked with its settings (files sharing settings in one parallel run)."""
+    results: dict[str, FileReport] = {}
+    groups: dict[int, tuple[Settings, list[str]]] = {}
+    for path, settings in work:
+        if path == STDIN:
+            results[path] = _check_stdin(stdin_name, settings)
+        else:
+            groups.setdefault(id(settings), (settings, []))[1].append(path)
+    for settings, paths in groups.values():
+        reports = run_all(functools.partial(check_file, settings=settings), paths, jobs)
+        results.update(zip(paths, reports, strict=True))
+    return [results[path] for path, _ in work]
 
 
-_SARIF_LEVEL = {1: "error", 2: "warning", 3: "note", 4: "note"}
-
-
-def _print_sarif(reports: list[FileReport], out: TextIO) -> None:
-    from pi_lsp.core.codes import CODES
-
-    results = []
-    used: dict[str, int] = {}
+def _print_text(reports: list[FileReport], out: TextIO, style: Style) -> None:
     for report in reports:
+        path = style(report.path, "bold")
         for d in report.diagnostics:
-            rng = d["range"]
-            used.setdefault(d["code"], len(used))
-            results.append(
-                {
-                    "ruleId": d["code"],
-                    "ruleIndex": used[d["code"]],
-                    "level": _SARIF_LEVEL[d["severity"]],
-                    "message": {"text": d["message"]},
-                    "locations": [
-                        {
-                            "physicalLocation": {
-                                "artifactLocation": {"uri": path_uri(report.path)},
-                                "region": {
-                                    "startLine": rng["start"]["line"] + 1,
-                                    "startColumn": rng["start"]["character"] + 1,
-                                    "endLine": rng["end"]["line"] + 1,
-                                    "endColumn": rng["end"]["character"] + 1,
-                                },
-                            }
-                        }
-                    ],
-                }
+            start = d["range"]["start"]
+            severity = d["severity"]
+            out.write(
+                f"{path}:{start['line'] + 1}:{start['character'] + 1}: "
+                f"{style(SEVERITY_NAMES[severity], _SEVERITY_STYLE[severity])} "
+                f"{style(d['code'], 'bold')} {d['message']}\n"
             )
-    rules = [
-        {
-            "id": code,
-            "shortDescription": {"text": CODES[code].title if code in CODES else code},
-            "defaultConfiguration": {
-                "level": _SARIF_LEVEL[int(CODES[code].severity)] if code in CODES else "warning"
-            },
-        }
-        for code in used
-    ]
-    sarif = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "pi-lsp",
-                        "version": __version__,
-                        "informationUri": "https://github.com/pi-lsp/pi-lsp",
-                        "rules": rules,
-                    }
-                },
-                "columnKind": "utf16CodeUnits",
-                "results": results,
-            }
-        ],
-    }
-    out.write(dumps(sarif, indent=True) + "\n")
+
+
+def _summary(reports: list[FileReport]) -> str:
+    counts = Counter(d["severity"] for r in reports for d in r.diagnostics)
+    found = ", ".join(
+        f"{counts[s]} {SEVERITY_NAMES[s]}{_plural(counts[s], s)}" for s in sorted(counts)
+    )
+    n = len([r for r in reports if r.error is None])
+    return f"{n} file{'' if n == 1 else 's'} checked: {found or 'no problems'}"
+
+
+def _print_statistics(reports: list[FileReport], out: TextIO, fmt: str) -> None:
+    counts = Counter((d["code"], d["severity"]) for r in reports for d in r.diagnostics)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if fmt == "json":
+        stats = [
+            {"code": code, "severity": severity, "count": n, "title": _title(code)}
+            for (code, severity), n in rows
+        ]
+        out.write(dumps({"statistics": stats}, indent=True) + "\n")
+        return
+    width = max((len(str(n)) for _, n in rows), default=1)
+    for (code, severity), n in rows:
+        out.write(f"{n:>{width}}  {code}  {SEVERITY_NAMES[severity]:<11}  {_title(code)}\n")
+
+
+def _title(code: str) -> str:
+    return CODES[code].title if code in CODES else ""
 
 
 def _plural(n: int, severity: int) -> str:

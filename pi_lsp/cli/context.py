@@ -10,6 +10,7 @@ what pi-ai's ``transformMessages`` changes: turns it does not send, and the synt
 "title", "edited"?, "dropped"?, "notSent"?}], "thinkingLevel", "model", "sent"}`` with
 0-based lines, the shape of the server's ``pi-lsp.context`` command (see
 :meth:`SessionContext.to_json`).
+An id or line that names no entry is an error (exit 2), not the default leaf.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core import context, migrate, sent
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.analysis import Analysis, analyze
 from pi_lsp.core.edits import read_snapshot
 from pi_lsp.core.jsontext import dumps
 
@@ -42,6 +43,18 @@ def _model(model: dict[str, Any] | None) -> str:
     return "/".join(str(v) for v in model.values() if isinstance(v, str)) or "?"
 
 
+def _unknown_leaf(a: Analysis, leaf: str | None, leaf_line: int | None) -> str | None:
+    """Why ``--leaf``/``--leaf-line`` names no entry pi would start from (None: it does)."""
+    if leaf is not None and leaf not in a.tree.ids:
+        hint = " (a v1 file's entries have no ids yet: use --leaf-line)" if a.version < 2 else ""
+        return f"no entry with id {leaf!r}{hint}"
+    if leaf_line is not None and leaf_line - 1 not in {line for line, _ in context.entries_of(a)}:
+        lines = a.tree.entries
+        where = f"entries are on lines {lines[0] + 1} to {lines[-1] + 1}" if lines else "no entries"
+        return f"line {leaf_line} holds no entry ({where})"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the context of FILE."""
     path: Path = args.file
@@ -54,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if not migrate.pi_accepts(a):
         print(f"pi-lsp context: {path}: pi refuses this file (no session header)", file=sys.stderr)
         return 1
-    if args.leaf is not None and args.leaf not in a.tree.ids and a.version >= 2:
-        print(f"pi-lsp context: no entry with id {args.leaf!r}", file=sys.stderr)
-        return 1
+    problem = _unknown_leaf(a, args.leaf, args.leaf_line)
+    if problem is not None:
+        print(f"pi-lsp context: {path}: {problem}", file=sys.stderr)
+        return 2
     leaf_line = args.leaf_line - 1 if args.leaf_line is not None else None
     leaf = args.leaf if args.leaf is not None else migrate.UNDEFINED
     ctx = context.session_context(a, leaf, leaf_line)

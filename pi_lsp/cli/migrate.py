@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
             conversion = book_convert.convert(text, str(path), a)
         except (TypeError, ValueError, RecursionError) as exc:
             # a shape the converter does not handle (an id that is not a string, ...)
-            print(f"pi-lsp migrate: {path}: cannot convert: {exc}; run pi-lsp check", file=sys.stderr)
+            print(
+                f"pi-lsp migrate: {path}: cannot convert: {exc}; run pi-lsp check", file=sys.stderr
+            )
             return 1
         for loss in conversion.losses:
             print(f"pi-lsp migrate: {path}: not carried over: {loss}", file=sys.stderr)

@@ -22,14 +22,31 @@ from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
 _SCAN = 4096  # never look further than this into one string
-_SPACE = re.compile(r"\s+")
-_BASE64 = re.compile(r"(?:data:[\w.+/-]+;base64,)?[A-Za-z0-9+/]{64,}={0,2}")
+# The matches of (?:data:...;base64,)?[A-Za-z0-9+/]{64,}={0,2}, found faster: a bare run is
+# only tried where it starts.
+_BASE64 = re.compile(
+    r"(?:data:[\w.+/-]+;base64,[A-Za-z0-9+/]{64,}|(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,})={0,2}"
+)
+_RUN = re.compile(r"[\w.+/:;,=-]*")
+"""A run of characters that may be part of base64 (or of its ``data:`` prefix)."""
+
+
+def _flat(text: str) -> str:
+    """Base64 runs hidden, every whitespace run (as ``\\s``) one space, ends stripped."""
+    return " ".join(_BASE64.sub("[base64]", text).split())
 
 
 def clip(text: str, limit: int = PREVIEW_LIMIT) -> str:
     """``text`` on one line, base64 runs hidden, at most ``limit`` characters (with …)."""
+    if len(text) > 2 * limit + 64:
+        # usually the start decides: cut before a run the cut may split, and when what
+        # stands before it already fills the limit, the rest of the text cannot change it
+        part = text[: limit + limit // 2 + 16]
+        flat = _flat(part[: len(part) - _RUN.match(part[::-1]).end()])  # type: ignore[union-attr]
+        if len(flat) > limit:
+            return flat[: max(limit - 1, 0)].rstrip() + "…"
     head = text[: max(limit * 4, 256)] if len(text) > _SCAN else text
-    flat = _SPACE.sub(" ", _BASE64.sub("[base64]", head)).strip()
+    flat = _flat(head)
     if len(flat) > limit:
         return flat[: max(limit - 1, 0)].rstrip() + "…"
     return flat + "…" if len(head) < len(text) else flat

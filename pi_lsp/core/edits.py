@@ -17,7 +17,7 @@ import contextlib
 import datetime
 import hashlib
 import os
-import tempfile
+import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -249,9 +249,23 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+_NEW_FILE = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
 def _temp_with(path: Path, data: bytes, mode: int | None) -> Path:
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(name)
+    """A new temporary file beside ``path`` holding ``data``, with ``mode`` (None: the mode a
+    new file gets, 0o666 less the umask, as pi's own writes get; mkstemp would give 0600)."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(tmp, _NEW_FILE, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name beside {path}")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -59,9 +59,28 @@ def sessions_dir() -> Path:
 
 
 def expand(paths: list[Path]) -> Iterator[Path]:
-    """Files named, and ``*.jsonl`` files under directories named (recursive, sorted)."""
+    """Files named, and session files under folders named (recursive, sorted).
+
+    A session file ends in ``.jsonl`` in any case (``*.JSONL`` too). Symlinked folders are
+    followed, each real folder once (a link back up the tree is no loop).
+    """
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            yield from sorted(_walk(path))
         else:
             yield path
+
+
+def _walk(top: Path) -> Iterator[Path]:
+    seen: set[str] = set()
+    for folder, dirs, names in os.walk(top, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for name in names:
+            if name.lower().endswith(".jsonl"):
+                path = Path(folder, name)
+                if path.is_file():
+                    yield path

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from pi_lsp.core.settings import parse_settings
+from pi_lsp.core.config_file import ConfigError, layered_settings
+from pi_lsp.core.settings import Settings, parse_settings
 
 from . import diagnostics
 from .safety import isolated
@@ -48,11 +50,23 @@ def _section(raw: Any) -> Any:
     return raw
 
 
-def apply_settings(ls: PiLanguageServer, raw: Any) -> None:
-    """Adopt new settings; re-analyse and re-publish open documents if they changed."""
-    settings, problems = parse_settings(_section(raw))
+def _settings(ls: PiLanguageServer, raw: Any) -> Settings:
+    """The client's settings over the ``pi-lsp.toml`` files found from the workspace folder."""
+    section = _section(raw)
+    settings, problems = parse_settings(section)
     for problem in problems:
         log.warning("piLsp settings: %s", problem)
+    root = ls.workspace.root_path
+    try:
+        return layered_settings(Path(root) if root else None, section if isinstance(section, dict) else {})
+    except ConfigError as exc:
+        log.warning("%s", exc)
+        return settings
+
+
+def apply_settings(ls: PiLanguageServer, raw: Any) -> None:
+    """Adopt new settings; re-analyse and re-publish open documents if they changed."""
+    settings = _settings(ls, raw)
     if settings == ls.settings:
         return
     ls.settings = settings
@@ -110,11 +124,7 @@ def register(server: PiLanguageServer) -> None:
     @isolated()
     def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
         ls.initialization_options = params.initialization_options
-        if params.initialization_options is not None:
-            settings, problems = parse_settings(_section(params.initialization_options))
-            ls.settings = settings
-            for problem in problems:
-                log.warning("piLsp settings: %s", problem)
+        ls.settings = _settings(ls, params.initialization_options)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:

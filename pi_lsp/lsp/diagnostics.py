@@ -49,9 +49,23 @@ def refresh(ls: PiLanguageServer, uri: str) -> None:
 
 
 def client_pulls(ls: PiLanguageServer) -> bool:
-    """True when the client asks for diagnostics itself (``textDocument/diagnostic``)."""
+    """True when the client asks for diagnostics itself (``textDocument/diagnostic``) and can
+    be asked to ask again (``workspace/diagnostic/refresh``) when settings change them.
+
+    A client that pulls but cannot refresh (Neovim 0.11/0.12) would keep showing what a
+    settings change removed: in ``auto`` mode it gets pushed diagnostics instead, and no
+    ``diagnosticProvider`` (see :func:`offers_pull`), so it does not show them twice.
+    """
     text_document = ls.client_capabilities.text_document
-    return bool(text_document and text_document.diagnostic)
+    workspace = ls.client_capabilities.workspace
+    refresh = workspace.diagnostics if workspace else None
+    return bool(text_document and text_document.diagnostic and refresh and refresh.refresh_support)
+
+
+def offers_pull(ls: PiLanguageServer) -> bool:
+    """Whether to advertise ``diagnosticProvider`` (decided at initialize)."""
+    mode = ls.settings.diagnostic_mode
+    return mode in ("pull", "both") or (mode == "auto" and client_pulls(ls))
 
 
 def pushes(ls: PiLanguageServer) -> bool:

@@ -284,7 +284,11 @@ def _context(ls: PiLanguageServer, args: tuple[Any, ...]) -> dict[str, Any]:
         raise _invalid("pi refuses this file (its first line is not a session header)")
     if isinstance(leaf, str):
         leaf = _entry(src.analysis, leaf)
+        if isinstance(leaf, str) and leaf not in src.analysis.tree.ids:
+            raise _invalid(f"no entry with id {leaf!r} in this session")
     if isinstance(leaf, int) and not isinstance(leaf, bool):
+        if leaf not in src.analysis.tree.parent:
+            raise _invalid(f"line {leaf + 1} holds no entry")
         ctx = session_context(src.analysis, leaf_line=leaf)
     elif leaf is None or isinstance(leaf, str):
         ctx = session_context(src.analysis, UNDEFINED if leaf is None else leaf)

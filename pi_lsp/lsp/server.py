@@ -59,6 +59,19 @@ class PiProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's initialize, without pull diagnostics for clients that get them pushed."""
+        from .diagnostics import offers_pull
+
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        if not offers_pull(self._server):  # type: ignore[arg-type]
+            result.capabilities.diagnostic_provider = None
+        return result
+
+
 class PiLanguageServer(LanguageServer):
     """The server: open documents by URI, settings, and the negotiated position encoding."""
 

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ from lsprotocol.converters import get_converter
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.files import read_text
 from pi_lsp.core.report import diagnostics, path_uri
+
+from .cli_support import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -43,16 +44,7 @@ SEVERITY = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 def check(
     *args: str | Path, env: dict[str, str] | None = None, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "check", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    return run_cli("check", *args, env=env, cwd=cwd)
 
 
 def check_json(*args: str | Path, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -346,7 +338,10 @@ def test_sarif_2_1_0() -> None:
         assert result["message"]["text"] == d["message"]
         (loc,) = result["locations"]
         phys = loc["physicalLocation"]
-        assert phys["artifactLocation"]["uri"] == Path(path).resolve().as_uri()
+        location = phys["artifactLocation"]
+        assert location["uriBaseId"] == "%SRCROOT%"
+        base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        assert base + location["uri"] == Path(path).resolve().as_uri()
         region = phys["region"]
         assert region["startLine"] == d["range"]["start"]["line"] + 1
         assert region["startColumn"] == d["range"]["start"]["character"] + 1

@@ -212,7 +212,7 @@ def test_context_of_v1_and_v2(v1: Path, tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_context_errors(v3: Path, tmp_path: Path) -> None:
-    assert main(["context", str(v3), "--leaf", "nope"]) == 1
+    assert main(["context", str(v3), "--leaf", "nope"]) == 2
     bad = tmp_path / "bad.jsonl"
     bad.write_text(doc(user(A, None)), encoding="utf-8")
     assert main(["context", str(bad)]) == 1

@@ -161,3 +161,24 @@ def test_tree_json_v1_and_duplicates_get_synthetic_ids() -> None:
     dup = LINES[2].replace('"id":"u1"', '"id":"m1"')
     data = tree_json(analyze("\n".join([LINES[0], LINES[1], dup])))
     assert [n["id"] for n in data["nodes"]] == ["L1", "m1"]
+
+
+def test_tree_json_hides_usage_entries_as_pi_16_does() -> None:
+    usage = (
+        '{"type":"usage","id":"%s","parentId":"%s","timestamp":"t","kind":"cache_warm",'
+        '"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0}}'
+    )
+    text = "\n".join(
+        [
+            LINES[0],
+            LINES[1],  # m1
+            usage % ("g1", "m1"),
+            LINES[2].replace('"parentId":"m1"', '"parentId":"g1"'),  # u1, under the usage entry
+            usage % ("g2", "u1"),  # the leaf
+        ]
+    )
+    data = tree_json(analyze(text))
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert list(nodes) == ["m1", "u1"]
+    assert nodes["m1"]["children"] == ["u1"] and nodes["u1"]["parentId"] == "m1"
+    assert data["leafId"] == "u1" and nodes["u1"]["isLeaf"] and nodes["u1"]["onActivePath"]

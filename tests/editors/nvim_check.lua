@@ -1,7 +1,8 @@
 -- Drives a headless Neovim against pi-lsp and records what happened as JSON.
 -- Usage: nvim --headless --clean --cmd 'set rtp^=editors/neovim' -l nvim_check.lua SPEC.json OUT.json
 -- SPEC: { session, server_cmd = [...], definition = {line, col, expect_line},
---         hover = {line, col}, migrate_pattern = '^Migrate session.* to v3', timeout_ms }
+--         hover = {line, col}, migrate_pattern = '^Migrate session.* to v3', timeout_ms,
+--         severity_off = 'PI400' }
 local spec = vim.json.decode(table.concat(vim.fn.readfile(arg[1]), '\n'))
 local out_path = arg[2]
 local timeout = spec.timeout_ms or 20000
@@ -133,6 +134,52 @@ local function main()
   step('tree')
   R.context_items, R.context_title = loclist_of('PiLspContext ' .. spec.context_entry, '^pi context')
   step('context')
+
+  -- 5b. :PiLspContext with an id that names nothing: an error, not another entry's context
+  local notified = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    notified[#notified + 1] = { msg = msg, level = level }
+  end
+  local main_win = vim.api.nvim_get_current_win()
+  vim.fn.setloclist(main_win, {}, 'f')
+  vim.cmd('PiLspContext nosuchid')
+  pcall(wait, 'the context error', 10000, function()
+    return #notified > 0
+  end)
+  vim.notify = notify
+  R.context_unknown_notified = notified
+  R.context_unknown_title = vim.fn.getloclist(main_win, { title = 1 }).title
+  step('context-unknown')
+
+  -- 5c. a settings change the README's way (no restart): the diagnostics shown follow it
+  R.codes_before = vim.tbl_map(function(x)
+    return x.code
+  end, vim.diagnostic.get(buf))
+  client.settings = vim.tbl_deep_extend('force', client.settings or {}, {
+    piLsp = { severity = { [spec.severity_off] = 'off' } },
+  })
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  pcall(wait, 'the diagnostics to follow the settings', 10000, function()
+    for _, x in ipairs(vim.diagnostic.get(buf)) do
+      if x.code == spec.severity_off then
+        return false
+      end
+    end
+    return true
+  end)
+  R.codes_after_off = vim.tbl_map(function(x)
+    return x.code
+  end, vim.diagnostic.get(buf))
+  client.settings.piLsp.severity = vim.empty_dict()
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  pcall(wait, 'the diagnostics to come back', 10000, function()
+    return #vim.diagnostic.get(buf) == #R.codes_before
+  end)
+  R.codes_restored = vim.tbl_map(function(x)
+    return x.code
+  end, vim.diagnostic.get(buf))
+  step('settings-refresh')
 
   -- 6. the migration quick fix on the header line
   vim.api.nvim_win_set_cursor(0, { 1, 0 })

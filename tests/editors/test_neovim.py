@@ -133,6 +133,7 @@ def nvim_run(
         "hover": {"line": HOVER_LINE, "col": 0},
         "migrate_pattern": "^Migrate session.* to v3",
         "min_diagnostics": len(EXPECTED),
+        "severity_off": "PI400",
         "timeout_ms": 20000,
     }
     result = run_nvim(nvim, tmp, spec)
@@ -201,6 +202,22 @@ def test_context_command(nvim_run: dict[str, Any]) -> None:
     # from the assistant on line 3: the user message (line 2) and the assistant (line 3)
     assert [i["line"] for i in items] == [2, 3], items
     assert "54479bef" in nvim_run.get("context_title", "")
+
+
+def test_context_of_an_unknown_id_is_an_error(nvim_run: dict[str, Any]) -> None:
+    notified = nvim_run.get("context_unknown_notified") or []
+    assert notified, "PiLspContext nosuchid said nothing"
+    (note,) = notified
+    assert "no entry with id 'nosuchid'" in note["msg"] and note["level"] == 4  # ERROR
+    assert nvim_run.get("context_unknown_title", "") == ""  # no misleading location list
+
+
+def test_a_settings_change_updates_the_diagnostics_shown(nvim_run: dict[str, Any]) -> None:
+    """Neovim 0.12 pulls but cannot be asked to pull again: the server pushes to it."""
+    before = nvim_run["codes_before"]
+    assert "PI400" in before
+    assert sorted(nvim_run["codes_after_off"]) == sorted(c for c in before if c != "PI400")
+    assert sorted(nvim_run["codes_restored"]) == sorted(before)
 
 
 def test_fork_command(nvim_run: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,7 @@ def vscode_run(
             "migrate": True,
             "severityOff": "PI400",
             "fork": {"line": DEFINITION_LINE},
+            "extensionPage": "pi session files",
             "settingsPath": str(user_data / "Machine" / "settings.json"),
             "settings": USER_SETTINGS,
             "brokenServers": [
@@ -353,7 +355,7 @@ def test_severity_setting_reaches_the_server(vscode_run: dict[str, Any]) -> None
 
 def test_server_problems_are_explained(vscode_run: dict[str, Any]) -> None:
     old = vscode_run.get("oldServer", "")
-    assert "0.0.1" in old and "pip install -U pi-lsp" in old, old
+    assert "0.0.1" in old and "pipx install --force ." in old, old
     missing = vscode_run.get("missingServer", "")
     assert "was not found" in missing and "piLsp.server.command" in missing, missing
     assert "Open Settings" in missing
@@ -364,6 +366,26 @@ def test_screenshots_saved(vscode_run: dict[str, Any]) -> None:
     assert any(p.name == "vscode-hover.png" for p in shots)
     for p in shots:
         assert p.stat().st_size > 10_000, p
+
+
+def test_extension_page_shows_its_icon(vscode_run: dict[str, Any]) -> None:
+    icon = vscode_run.get("extensionIcon") or {}
+    assert icon.get("width", 0) >= 128 and "icon.png" in icon.get("src", ""), icon
+
+
+def test_vsix_carries_the_readme_with_its_screenshot(tools: dict[str, Path]) -> None:
+    """The packaged README keeps its screenshot, shipped beside it in the .vsix.
+
+    (VS Code 1.139's page of an installed extension shows only https images: it strips a
+    relative or data: source; a published repository would give vsce a base URL for it.)
+    """
+    with zipfile.ZipFile(tools["vsix"]) as vsix:
+        names = set(vsix.namelist())
+        readme = vsix.read("extension/readme.md").decode("utf-8")
+        manifest = json.loads(vsix.read("extension/package.json"))
+    assert "![A broken pi session in VS Code" in readme and "](screenshot.png)" in readme
+    assert {"extension/screenshot.png", "extension/icon.png"} <= names
+    assert manifest["icon"] == "icon.png"
 
 
 def test_session_chart_webview(vscode_run: dict[str, Any]) -> None:

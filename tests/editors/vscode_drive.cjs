@@ -2,7 +2,8 @@
 // and records what a person would see, as JSON plus screenshots.
 // Usage: node vscode_drive.cjs SPEC.json OUT.json
 // SPEC: { playwrightCore, chromium, url, fileName, hoverLine, hoverNeedle, screenshotDir,
-//         readmeScreenshot, profileDir, timeoutMs, migrate, chart: {fileName, readmeScreenshot} }
+//         readmeScreenshot, profileDir, timeoutMs, migrate, extensionPage,
+//         chart: {fileName, readmeScreenshot} }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -321,6 +322,24 @@ async function main() {
             step('fork');
             await shot(page, 'vscode-fork.png');
             await runCommand(page, 'Notifications: Clear All Notifications');
+        }
+
+        // The extension's own page, as someone who installed the .vsix opens it: its icon.
+        if (spec.extensionPage) {
+            await runCommand(page, 'Extensions: Show Installed Extensions');
+            const item = page.locator('.extensions-viewlet .monaco-list-row', { hasText: spec.extensionPage }).first();
+            await item.waitFor({ state: 'visible', timeout: T });
+            await item.click();
+            const icon = page.locator('.extension-editor .header img.icon').first();
+            await icon.waitFor({ state: 'visible', timeout: T });
+            const tl = Date.now() + 30000;
+            while (Date.now() < tl && !(R.extensionIcon && R.extensionIcon.width > 0)) {
+                R.extensionIcon = await icon.evaluate((img) => ({ src: img.src, width: img.naturalWidth })).catch(() => null);
+                await sleep(500);
+            }
+            step('extension page');
+            await shot(page, 'vscode-extension-page.png');
+            await runCommand(page, 'View: Close All Editors');
         }
 
         // pi-lsp: Show Session Chart on a second session: the webview draws the chart.

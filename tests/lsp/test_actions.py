@@ -519,6 +519,8 @@ async def test_commands_on_a_file_that_is_not_open(client: LanguageClient, tmp_p
         ("pi-lsp.name", [5], "must be a string"),
         ("pi-lsp.fork", [A], "only a file on disk"),
         ("pi-lsp.context", [{"x": 1}], "leaf must be"),
+        ("pi-lsp.context", ["ghost123"], "no entry with id 'ghost123'"),
+        ("pi-lsp.context", [99], "line 100 holds no entry"),
     ],
 )
 async def test_command_argument_errors(

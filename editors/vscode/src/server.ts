@@ -99,7 +99,8 @@ export function compareVersions(a: string, b: string): number {
 }
 
 const INSTALL_HINT =
-    'Install it with `pipx install pi-lsp` (or `pip install pi-lsp` in the Python environment you use), ' +
+    'Install it from a pi-lsp checkout with `pipx install .` (or `pip install .` in the Python ' +
+    'environment you use), ' +
     'or set "piLsp.server.command" to the full path of `pi-lsp`, or to a Python interpreter with ' +
     '"piLsp.server.args": ["-m", "pi_lsp"].';
 
@@ -112,7 +113,7 @@ export function startFailedMessage(cmd: ServerCommand, error: unknown): string {
     return (
         `pi-lsp: the language server did not start with \`${describe(cmd)}\` (${reason}). ` +
         `Run that command in a terminal: it should wait for input without printing an error ` +
-        `(a Python interpreter needs pi-lsp installed: \`${cmd.command} -m pip install pi-lsp\`). ` +
+        `(a Python interpreter needs pi-lsp installed: \`${cmd.command} -m pip install /path/to/pi-lsp\`). ` +
         'See the pi-lsp output for its error output.'
     );
 }
@@ -136,7 +137,8 @@ export function wrongServerMessage(
     if (info.version && compareVersions(info.version, MIN_SERVER_VERSION) < 0) {
         return (
             `pi-lsp: the server is version ${info.version}, this extension needs ${MIN_SERVER_VERSION} ` +
-            `or newer. Upgrade it with \`pip install -U pi-lsp\` (or \`pipx upgrade pi-lsp\`).`
+            `or newer. Reinstall it from an up-to-date pi-lsp checkout: \`pipx install --force .\` ` +
+            '(or `pip install .` in its Python environment).'
         );
     }
     return undefined;
