@@ -36,6 +36,7 @@ def test_fix_writes_with_a_backup_and_reports(
     assert err.splitlines() == [
         f"{broken}:6: fixed PI423: Keep from the assistant turn that holds the tool call (line 3)",
         f"{broken}: 1 repaired; original kept as {broken}.bak",
+        "1 file checked: no problems",  # then check reports what is left: nothing
     ]
     assert Path(f"{broken}.bak").read_bytes() == original
     fixed = broken.read_text(encoding="utf-8").split("\n")
@@ -48,7 +49,7 @@ def test_fix_again_changes_nothing(broken: Path, capsys: pytest.CaptureFixture[s
     fixed = broken.read_bytes()
     capsys.readouterr()
     assert main(["check", "--fix", str(broken)]) == 0
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == "1 file checked: no problems\n"  # nothing repaired
     assert broken.read_bytes() == fixed and not Path(f"{broken}.bak.1").exists()
 
 
