@@ -20,8 +20,8 @@ from pi_lsp.core.analysis import Options, analyze
 from pi_lsp.core.files import expand, read_lines, sessions_dir
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
-from pi_lsp.core.report import diagnostics, path_uri
 from pi_lsp.core.settings import Settings, parse_settings
+from pi_lsp.lsp.wire import diagnostics, path_uri
 
 PARALLEL_FROM = 8
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}

@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
 
 def serve_stdio() -> int:
     """Serve LSP over stdin/stdout until the client exits."""
-    from pi_lsp.lsp.server import create_server
+    from pi_lsp.lsp.features import create_server
 
     create_server().start_io()
     return 0
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if not port.isdigit():
         print(f"pi-lsp serve: --tcp expects HOST:PORT, got {args.tcp!r}", file=sys.stderr)
         return 2
-    from pi_lsp.lsp.server import create_server
+    from pi_lsp.lsp.features import create_server
 
     create_server().start_tcp(host or "127.0.0.1", int(port))
     return 0

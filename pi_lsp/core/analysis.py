@@ -39,6 +39,7 @@ from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
 from .jsontext import dumps
 from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
+from .memo import Views
 from .text import SplitText, split_lines
 from .tree import Tree
 
@@ -86,8 +87,9 @@ class Analysis:
     ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
     context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them.
-    ``links_token`` is shared by successive analyses whose lines are at the same positions
-    and agree in every :func:`link_facts` (views of the links keyed by it stay valid).
+    ``views`` memoises views of this analysis; ``link_views`` is shared by successive
+    analyses whose lines are at the same positions and agree in every :func:`link_facts`
+    (views of the links kept there stay valid).
     """
 
     text: SplitText
@@ -102,7 +104,8 @@ class Analysis:
     cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
-    links_token: object = field(default_factory=object, repr=False)
+    views: Views = field(default_factory=Views, repr=False, compare=False)
+    link_views: Views = field(default_factory=Views, repr=False, compare=False)
 
     @property
     def lines(self) -> list[str]:
@@ -403,7 +406,7 @@ def _analyze(
         assert previous is not None
         analysis.tree = previous.tree
         analysis.link_findings = previous.link_findings
-        analysis.links_token = previous.links_token
+        analysis.link_views = previous.link_views
     else:
         analysis.tree = links.build_tree(infos, fmt, version, header_line)
         links.check(analysis)

@@ -34,9 +34,6 @@ JsonPath = tuple[str | int, ...]
 ANY = "*"
 """In a :class:`LinkField` path: every index of an array."""
 
-CONVERT_COMMAND = "pi-lsp.convert"
-"""The LSP command (argument: the document URI) that converts a book file to pi v3."""
-
 
 @dataclass(frozen=True, slots=True)
 class LinkField:
@@ -203,7 +200,7 @@ def _header_notice(a: Analysis) -> None:
             'session format: pi cannot load it (it needs a {"type":"session"} header with an '
             "id); opened with --session, pi starts an empty session and overwrites this file "
             f"(quick fix: convert the {entries} entries to a pi v3 session)",
-            data={"format": "book", "version": 1, "command": CONVERT_COMMAND},
+            data={"format": "book", "version": 1},
         )
     )
 

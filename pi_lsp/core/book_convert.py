@@ -50,6 +50,7 @@ from . import book
 from .analysis import Analysis, analyze
 from .jsontext import stringify
 from .lines import Kind
+from .memo import per_analysis
 
 CUSTOM_TYPE = "pi-lsp/book"
 """``customType`` of the placeholder entries that keep book entries pi has no type for."""
@@ -132,6 +133,12 @@ def convert(text: str, path: str | None = None, analysis: Analysis | None = None
     if a.fmt != "book" or a.header_line is None:
         raise NotBookError("not a book-dialect session file (no session_header header)")
     return _Converter(a, _session_id(text, path)).run()
+
+
+@per_analysis
+def conversion(a: Analysis) -> Conversion:
+    """The conversion of a book-dialect document (once per analysis; see :func:`convert`)."""
+    return convert(a.text.join(), a.path, a)
 
 
 def _session_id(text: str, path: str | None) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import links, migrate
@@ -60,12 +60,17 @@ ID_REFERENCES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """A quick fix: its title, the diagnostic code it fixes, and how to compute its edits."""
+    """A quick fix: its title, the diagnostic code it fixes, and how to compute its edits.
+
+    ``key`` names the fix among those of its code, whatever its title says (titles count
+    lines and entries): a client resolving a fix later finds it by code, line and key.
+    """
 
     title: str
     code: str
     make: Callable[[], list[TextEdit]]
     preferred: bool = False
+    key: str = field(kw_only=True)
 
     def edits(self) -> list[TextEdit]:
         """The edits of this fix, against the analysis it was made for."""
@@ -84,13 +89,16 @@ def fix_all(a: Analysis) -> Fix | None:
     """The ``source.fixAll`` fix: migrate to v3 (or, in v3, rename every ``hookMessage``)."""
     version = migrate.source_version(a)
     if version is not None:
-        return Fix(f"Migrate session v{version} to v3", "PI103", lambda: _migration(a))
+        return Fix(
+            f"Migrate session v{version} to v3", "PI103", lambda: _migration(a), key="migrate"
+        )
     roles = _hook_lines(a)
     if roles:
         return Fix(
             f"Rename all {len(roles)} hookMessage roles to custom",
             "PI301",
             lambda: _rename_roles(a, roles),
+            key="rename-all-roles",
         )
     return None
 
@@ -204,13 +212,22 @@ def _fix_cut_off(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: delete_lines(a.text, [line]),
             preferred=True,
+            key="drop-line",
         )
     ]
 
 
 def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
-    out = [Fix("Remove this blank line", f.code, lambda: delete_lines(a.text, [line]), True)]
+    out = [
+        Fix(
+            "Remove this blank line",
+            f.code,
+            lambda: delete_lines(a.text, [line]),
+            True,
+            key="drop-line",
+        )
+    ]
     blanks = [g.span.line for g in a.findings if g.code == "PI005"]
     if len(blanks) > 1:
         out.append(
@@ -218,6 +235,7 @@ def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
                 f"Remove all {len(blanks)} blank lines inside the file",
                 f.code,
                 lambda: delete_lines(a.text, blanks),
+                key="drop-all-blank",
             )
         )
     return out
@@ -233,6 +251,7 @@ def _fix_migrate(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _migration(a),
             preferred=True,
+            key="migrate",
         )
     ]
 
@@ -245,6 +264,7 @@ def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
                 "Migrate session to v3 as pi would (every entry gets a new id)",
                 f.code,
                 lambda: _migration(a),
+                key="migrate",
             )
         )
     if _ids_usable_as_v3(a):
@@ -262,7 +282,14 @@ def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
             return edits + _rename_roles(a, roles)
 
         out.insert(
-            0, Fix("Set the header version to 3, keeping the existing ids", f.code, keep_ids, True)
+            0,
+            Fix(
+                "Set the header version to 3, keeping the existing ids",
+                f.code,
+                keep_ids,
+                True,
+                key="keep-ids",
+            ),
         )
     return out
 
@@ -310,11 +337,13 @@ def _fix_pending(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: remove_entries(a, doomed),
             True,
+            key="drop-turn",
         ),
         Fix(
             'Mark the turn as aborted (stopReason "aborted"; pi no longer resends it)',
             f.code,
             lambda: [TextEdit.replace(line, start, end, '"aborted"')],
+            key="mark-aborted",
         ),
     ]
 
@@ -360,6 +389,7 @@ def _fix_missing_ids(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _give_ids(a, [line]),
             preferred=True,
+            key="give-id",
         )
     ]
     if len(lacking) > 1:
@@ -369,6 +399,7 @@ def _fix_missing_ids(a: Analysis, f: Finding) -> list[Fix]:
                 "entry before it",
                 f.code,
                 lambda: _give_ids(a, lacking),
+                key="give-all-ids",
             )
         )
     return out
@@ -413,6 +444,7 @@ def _fix_hook_role(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _rename_roles(a, [line]),
             preferred=True,
+            key="rename-role",
         )
     ]
     roles = _hook_lines(a)
@@ -422,6 +454,7 @@ def _fix_hook_role(a: Analysis, f: Finding) -> list[Fix]:
                 f"Rename all {len(roles)} hookMessage roles to custom",
                 f.code,
                 lambda: _rename_roles(a, roles),
+                key="rename-all-roles",
             )
         )
     return out
@@ -456,6 +489,7 @@ def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
                         )
                     ],
                     preferred=True,
+                    key="convert-index",
                 )
             )
     if "firstKeptEntryId" in obj:  # without it, the entry would violate its schema
@@ -465,6 +499,7 @@ def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
                 f.code,
                 lambda: remove_members(text, line, {"firstKeptEntryIndex"}),
                 preferred=not out,
+                key="drop-index",
             )
         )
     return out
@@ -486,6 +521,7 @@ def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> lis
                 f.code,
                 lambda: _set_parent(a, line, prev),
                 preferred=True,
+                key="reparent",
             )
         )
     out.append(
@@ -494,6 +530,7 @@ def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> lis
             f.code,
             lambda: _set_parent(a, line, None),
             preferred=prev is None,
+            key="make-root",
         )
     )
     return out
@@ -533,6 +570,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
                 f.code,
                 lambda: rename(True),
                 preferred=True,
+                key="fresh-id-and-references",
             )
         )
     out.append(
@@ -541,6 +579,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: rename(False),
             preferred=not refs,
+            key="fresh-id",
         )
     )
     return out
@@ -563,6 +602,7 @@ def _fix_orphan_result(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: remove_entries(a, {line}),
             preferred=True,
+            key="drop-result",
         )
     ]
 

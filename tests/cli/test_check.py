@@ -18,7 +18,7 @@ from lsprotocol.converters import get_converter
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.files import read_text
-from pi_lsp.core.report import diagnostics, path_uri
+from pi_lsp.lsp.wire import diagnostics, path_uri
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

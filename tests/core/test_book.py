@@ -64,7 +64,7 @@ def test_valid_samples_have_only_the_header_notice(name: str) -> None:
     assert notice.severity is Severity.INFORMATION
     assert notice.span == value_span(text, 0, '"session_header"')
     assert "pi cannot load it" in notice.message
-    assert notice.data == {"format": "book", "version": 1, "command": "pi-lsp.convert"}
+    assert notice.data == {"format": "book", "version": 1}
 
 
 def test_pi105_is_a_registered_code() -> None:

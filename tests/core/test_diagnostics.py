@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from pi_lsp.core.analysis import Analysis, Options, analyze
 from pi_lsp.core.findings import Finding, Severity
-from pi_lsp.core.report import diagnostic
 from pi_lsp.core.text import split_lines
+from pi_lsp.lsp.wire import diagnostic
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
