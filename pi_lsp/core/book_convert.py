@@ -47,7 +47,7 @@ from pathlib import PurePath
 from typing import Any
 
 from . import book
-from .analysis import Analysis, analyze
+from .analysis import Analysis, analyze, clip_json
 from .jsontext import stringify
 from .lines import Kind
 from .memo import per_analysis
@@ -88,6 +88,12 @@ _ENVELOPE = ("type", "id", "parentId", "timestamp")
 _FILE_UUID = re.compile(
     r"(?:^|_)([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
 )
+
+
+def _text_of(value: Any) -> str:
+    """A value in a message or a seed: as Python prints a scalar, a container as clipped
+    JSON (any depth: a 1000-deep array has no Python repr)."""
+    return clip_json(value) if isinstance(value, list | dict) else str(value)
 
 
 class NotBookError(ValueError):
@@ -363,7 +369,8 @@ class _Converter:
                 splits.append(self._result_message(line, where, block, obj))
             for ident in seen:
                 answered[ident].append(line)
-            ids = [self._new_id(f"{obj.get('id')}/{n}") for n in range(len(splits))]
+            seed = _text_of(obj.get("id"))
+            ids = [self._new_id(f"{seed}/{n}") for n in range(len(splits))]
             if splits and not content and isinstance(obj.get("id"), str):
                 ids[-1] = obj["id"]  # nothing else left: the last tool result takes the id
                 keep_user = False
@@ -451,7 +458,7 @@ class _Converter:
         self._lose(
             line,
             where,
-            f"a {kind or 'malformed'} block has no place in pi's user and "
+            f"a {_text_of(kind or 'malformed')} block has no place in pi's user and "
             "tool result content: dropped",
         )
         return None
@@ -482,7 +489,7 @@ class _Converter:
                 self._lose(
                     line,
                     where,
-                    f"a {kind or 'malformed'} block has no place in pi's "
+                    f"a {_text_of(kind or 'malformed')} block has no place in pi's "
                     "assistant content: dropped",
                 )
         return out
@@ -500,7 +507,7 @@ class _Converter:
                 self._lose(
                     line,
                     ("content", n),
-                    f"a {kind or 'malformed'} block in a thinking entry: dropped",
+                    f"a {_text_of(kind or 'malformed')} block in a thinking entry: dropped",
                 )
         return out
 

@@ -117,16 +117,7 @@ class Document:
     def replace_all(self, text: str) -> None:
         """Replace the whole text (full sync); lines equal at both ends count as kept."""
         new = split_lines(text)
-        old = self.text.lines
-        lines = new.lines
-        most = min(len(old), len(lines))
-        head = 0
-        while head < most and old[head] == lines[head]:
-            head += 1
-        tail = 0
-        while tail < most - head and old[-1 - tail] == lines[-1 - tail]:
-            tail += 1
-        self._set_text(new, LineEdit(head, len(old) - head - tail, len(lines) - head - tail))
+        self._set_text(new, _line_edit(0, self.text.lines, new.lines))
 
     def apply_change(
         self, start: Position, end: Position, new_text: str, encoding: Encoding
@@ -154,7 +145,7 @@ class Document:
                 [*lines[:first], *new_lines, *lines[el + 1 :]],
                 [*terms[:first], *new_terms, *terms[el + 1 :]],
             ),
-            LineEdit(first, el + 1 - first, len(new_lines)),
+            _line_edit(first, lines[first : el + 1], new_lines),
         )
 
     def _set_text(self, text: SplitText, edit: LineEdit) -> None:
@@ -298,6 +289,19 @@ class Document:
         if self._job is job:
             self._job = None
         job.done.set()
+
+
+def _line_edit(first: int, old: list[str], new: list[str]) -> LineEdit:
+    """The lines from ``first`` that changed when ``old`` became ``new`` (lines equal at
+    either end count as kept: deleting a line from its start re-splits the next one)."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return LineEdit(first + head, len(old) - head - tail, len(new) - head - tail)
 
 
 def _merge(old: Cancelled | None, new: Cancelled) -> Cancelled:
