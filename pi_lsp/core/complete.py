@@ -20,6 +20,7 @@ from .describe import clip, entry_preview, entry_title, object_title
 from .jsonl import PathItem, scan_string
 from .jsontext import dumps
 from .lines import HEADER_TYPES, Kind, LineInfo, parse
+from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
 
 MAX_ITEMS = 500
@@ -186,7 +187,7 @@ def _id_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
     for rank, target in enumerate(candidates[:MAX_ITEMS]):
         ident = a.tree.id_of[target]
         title = entry_title(a, target)
-        doc = f"line {target + 1}: {entry_preview(a.infos[target].obj)}"
+        doc = f"line {shown(target)}: {entry_preview(a.infos[target].obj)}"
         out.items.append(
             Item(
                 clip(ident, 80),
@@ -218,7 +219,7 @@ def _tool_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
                 clip(ident, 80),
                 "tool",
                 title,
-                f"toolCall on line {target + 1}",
+                f"toolCall on line {shown(target)}",
                 _text(ident, ctx),
                 ctx.start,
                 ctx.end,

@@ -18,6 +18,7 @@ from .analysis import Analysis
 from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
+from .numbering import shown
 from .refs import index, labels, tool_calls
 
 TITLE_LIMIT = 80
@@ -180,7 +181,7 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     title = object_title(info.obj, limit)
     target = info.obj.get("targetId") if info.type == "label" else None
     if isinstance(target, str) and (found := analysis.tree.ids.get(target)) is not None:
-        return clip(f"{title} → line {found + 1}", limit)
+        return clip(f"{title} → line {shown(found)}", limit)
     return title
 
 

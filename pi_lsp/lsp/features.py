@@ -10,6 +10,7 @@ feature is one module and one line in :data:`FEATURES`.
 from __future__ import annotations
 
 import functools
+import sys
 from types import ModuleType
 
 from . import (
@@ -37,6 +38,12 @@ from . import (
 from .scheduler import Scheduler
 from .server import PiLanguageServer
 
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread holds the GIL while another waits for it (Python's default: 0.005).
+
+The event loop, the stdin reader and a request thread take turns with a running
+analysis at every message; shorter turns answer a request during an analysis sooner."""
+
 FEATURES: tuple[ModuleType, ...] = (
     sync,
     diagnostics,
@@ -61,6 +68,7 @@ FEATURES: tuple[ModuleType, ...] = (
 def create_server() -> PiLanguageServer:
     """A server with its state wired and every feature registered."""
     transport.install()
+    sys.setswitchinterval(SWITCH_INTERVAL)
     server = PiLanguageServer()
     logs.install(server)
     server.scheduler = Scheduler(

@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.numbering import numbered
 from pi_lsp.core.text import SplitText
 
 from .proto import Frame
@@ -80,6 +81,12 @@ async def on_current(ls: PiLanguageServer, uri: str, work: Work[T]) -> T | None:
 
 async def _run(ls: PiLanguageServer, snap: Snapshot, work: Work[T]) -> T:
     frame = Frame.of(snap, ls.encoding)
-    result = await ls.scheduler.compute(lambda: work(snap, frame))
+
+    def run() -> T:
+        # line numbers in texts (hovers, titles) are those of the text the client shows
+        with numbered(None if snap.current else snap.to_text):
+            return work(snap, frame)
+
+    result = await ls.scheduler.compute(run)
     still(ls, snap.uri, snap.text)
     return result
