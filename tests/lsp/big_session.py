@@ -14,11 +14,42 @@ import json
 import random
 from typing import Any
 
-WORDS = (
-    "session entry parser tree branch compaction label tool result assistant user read "
-    "write edit bash file test schema version header leaf path context token model cost "
-    "naïve café größe 日本語 émoji 😀 ✓ →"
-).split()
+WORDS = [
+    "session",
+    "entry",
+    "parser",
+    "tree",
+    "branch",
+    "compaction",
+    "label",
+    "tool",
+    "result",
+    "assistant",
+    "user",
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "file",
+    "test",
+    "schema",
+    "version",
+    "header",
+    "leaf",
+    "path",
+    "context",
+    "token",
+    "model",
+    "cost",
+    "naïve",
+    "café",
+    "größe",
+    "日本語",
+    "émoji",
+    "😀",
+    "✓",
+    "→",
+]
 TS = "2026-03-01T10:00:00.000Z"
 
 
@@ -99,7 +130,9 @@ class _Writer:
                         "timestamp": n,
                     },
                 )
-        self.add("message", message=_assistant([{"type": "text", "text": self.prose(50)}], "stop", n))
+        self.add(
+            "message", message=_assistant([{"type": "text", "text": self.prose(50)}], "stop", n)
+        )
 
 
 def _assistant(content: list[dict[str, Any]], stop: str, n: int) -> dict[str, Any]:
