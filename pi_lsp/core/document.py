@@ -4,7 +4,7 @@ Changes arrive as (range, text) with positions in the client's code units; they 
 applied to the core's own line index (never ``str.splitlines``): only the lines a change
 touches are re-split, and the line lists are copied, never mutated, so an analysis keeps
 the exact text it was computed from. Every change is also recorded as a
-:class:`~pi_lsp.core.linemap.LineEdit`.
+:class:`~pi_lsp.core.linemap.LineChange`.
 
 The analysis runs in whichever thread calls :meth:`Document.run_analysis` (a server runs
 it in a worker while the main thread keeps applying changes): a change cancels an
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .analysis import Analysis, Cancelled, Options, analyze
-from .linemap import LineEdit, LineMap
+from .linemap import LineChange, LineMap
 from .text import Encoding, SplitText, clamp, split_lines
 
 
@@ -93,7 +93,7 @@ class Document:
     _jobs: int = 0
     _installed: int = 0
     _changes: int = 0
-    _edits: list[tuple[int, LineEdit]] = field(default_factory=list)
+    _edits: list[tuple[int, LineChange]] = field(default_factory=list)
     _map: tuple[tuple[int, int], LineMap] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -148,7 +148,7 @@ class Document:
             _line_edit(first, lines[first : el + 1], new_lines),
         )
 
-    def _set_text(self, text: SplitText, edit: LineEdit) -> None:
+    def _set_text(self, text: SplitText, edit: LineChange) -> None:
         with self._lock:
             self.text = text
             self._changes += 1
@@ -291,7 +291,7 @@ class Document:
         job.done.set()
 
 
-def _line_edit(first: int, old: list[str], new: list[str]) -> LineEdit:
+def _line_edit(first: int, old: list[str], new: list[str]) -> LineChange:
     """The lines from ``first`` that changed when ``old`` became ``new`` (lines equal at
     either end count as kept: deleting a line from its start re-splits the next one)."""
     most = min(len(old), len(new))
@@ -301,7 +301,7 @@ def _line_edit(first: int, old: list[str], new: list[str]) -> LineEdit:
     tail = 0
     while tail < most - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
-    return LineEdit(first + head, len(old) - head - tail, len(new) - head - tail)
+    return LineChange(first + head, len(old) - head - tail, len(new) - head - tail)
 
 
 def _merge(old: Cancelled | None, new: Cancelled) -> Cancelled:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class LineEdit:
+class LineChange:
     """``removed`` lines from ``first`` replaced by ``added`` lines."""
 
     first: int
@@ -33,7 +33,7 @@ class LineMap:
         """The map of a text onto itself."""
         return cls(((0, 0, lines),) if lines > 0 else ())
 
-    def then(self, edit: LineEdit) -> LineMap:
+    def then(self, edit: LineChange) -> LineMap:
         """This map followed by ``edit`` (which is in the coordinates of the new text)."""
         end = edit.first + edit.removed
         shift = edit.added - edit.removed

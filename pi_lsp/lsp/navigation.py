@@ -19,13 +19,9 @@ from pi_lsp.core.refs import (
     tool_sites,
 )
 
-from . import requests
+from . import proto, requests
 from .proto import Frame
 from .server import PiLanguageServer
-
-ZERO = types.Range(
-    start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
-)
 
 
 def _span(a: Analysis, frame: Frame, line: int, path: tuple[str | int, ...]) -> types.Range | None:
@@ -41,11 +37,11 @@ def _link(
         if links:
             return types.LocationLink(
                 target_uri=file_uri,
-                target_range=ZERO,
-                target_selection_range=ZERO,
+                target_range=proto.FILE_START,
+                target_selection_range=proto.FILE_START,
                 origin_selection_range=origin,
             )
-        return types.Location(uri=file_uri, range=ZERO)
+        return types.Location(uri=file_uri, range=proto.FILE_START)
     assert target.line is not None
     if target.path[:2] == ("message", "content"):
         # a toolCall block: the block itself, its id selected

@@ -29,6 +29,11 @@ from . import wire
 
 _converter = get_converter()
 
+FILE_START = types.Range(
+    start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+)
+"""The range a link to another file points at: its start."""
+
 
 @dataclass(frozen=True, slots=True)
 class Frame:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pi_lsp.core import describe, refs
 from pi_lsp.core.analysis import Options, analyze
 from pi_lsp.core.document import Document, Position
-from pi_lsp.core.linemap import LineEdit, LineMap
+from pi_lsp.core.linemap import LineChange, LineMap
 from pi_lsp.core.memo import per_analysis
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -30,7 +30,7 @@ TEXT = (DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl").read_tex
 
 
 @st.composite
-def edit_sequences(draw: st.DrawFn) -> tuple[int, list[LineEdit]]:
+def edit_sequences(draw: st.DrawFn) -> tuple[int, list[LineChange]]:
     lines = draw(st.integers(0, 30))
     count = lines
     edits = []
@@ -38,14 +38,14 @@ def edit_sequences(draw: st.DrawFn) -> tuple[int, list[LineEdit]]:
         first = draw(st.integers(0, count))
         removed = draw(st.integers(0, count - first))
         added = draw(st.integers(0, 5))
-        edits.append(LineEdit(first, removed, added))
+        edits.append(LineChange(first, removed, added))
         count += added - removed
     return lines, edits
 
 
 @settings(max_examples=300, deadline=None)
 @given(edit_sequences())
-def test_line_map_follows_every_surviving_line(case: tuple[int, list[LineEdit]]) -> None:
+def test_line_map_follows_every_surviving_line(case: tuple[int, list[LineChange]]) -> None:
     lines, edits = case
     model: list[int | None] = list(range(lines))  # old line of each new line, None = written
     line_map = LineMap.identity(lines)
