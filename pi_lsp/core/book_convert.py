@@ -96,6 +96,11 @@ def _text_of(value: Any) -> str:
     return clip_json(value) if isinstance(value, list | dict) else str(value)
 
 
+def _is_ref(value: Any) -> bool:
+    """True for a ``parentId`` that can name an entry (a string) or none (null)."""
+    return value is None or isinstance(value, str)
+
+
 class NotBookError(ValueError):
     """The text is not a book-dialect session file (no ``session_header`` header)."""
 
@@ -269,10 +274,10 @@ class _Converter:
     def _plan_thinking(self) -> None:
         """Pair each thinking entry with the assistant_message it precedes."""
         tree = self.a.tree
-        by_parent: dict[Any, list[int]] = defaultdict(list)
+        by_parent: dict[str | None, list[int]] = defaultdict(list)
         for line in tree.entries:
             obj = self._obj(line)
-            if obj.get("type") == "assistant_message":
+            if obj.get("type") == "assistant_message" and _is_ref(obj.get("parentId")):
                 by_parent[obj.get("parentId")].append(line)
         for line in tree.entries:
             obj = self._obj(line)
@@ -287,7 +292,8 @@ class _Converter:
                 None,
             )
             if target is None:
-                siblings = by_parent.get(obj.get("parentId"), [])
+                parent = obj.get("parentId")
+                siblings = by_parent.get(parent, []) if _is_ref(parent) else []
                 after = bisect.bisect_right(siblings, line)
                 target = siblings[after] if after < len(siblings) else None
             if target is None:

@@ -15,8 +15,9 @@ worker threads (daemons: they never delay exit) do the rest:
   :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
   views requests need (the reference index, session totals), so the first hover does not
   pay for them and a burst of typing is not slowed down by them;
-- requests (two threads): :meth:`Scheduler.compute` runs a request's core work on a
-  snapshot, so one slow request holds up neither the loop nor the other documents.
+- requests (a thread per request running at once, up to eight): :meth:`Scheduler.compute`
+  runs a request's core work on a snapshot, so one slow request (an outline of a huge
+  session) holds up neither the loop nor a quick request beside it.
 
 :meth:`Scheduler.current` awaits the analysis of the current text without blocking the loop.
 """
@@ -50,7 +51,9 @@ Follow = Callable[[Awaitable[Any], Meter, str], Awaitable[None]]
 
 
 class Worker:
-    """Daemon threads running submitted calls in order."""
+    """Daemon threads running submitted calls: a new thread (up to ``threads``) whenever
+    every running one is busy, so a quick call never queues behind a slow one while the
+    limit allows."""
 
     def __init__(self, threads: int, name: str) -> None:
         self._queue: queue.SimpleQueue[
@@ -59,21 +62,28 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._size = threads
         self._name = name
+        self._idle = 0
+        self._lock = threading.Lock()
 
     def submit(self, fn: Callable[[], T]) -> asyncio.Future[T]:
         """Run ``fn()`` in a worker thread; its result arrives in the returned future."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        while len(self._threads) < self._size:
-            thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-            thread.start()
-            self._threads.append(thread)
+        with self._lock:
+            if self._idle == 0 and len(self._threads) < self._size:
+                thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._threads.append(thread)
+                thread.start()
+            else:
+                self._idle -= 1  # an idle thread takes it (or the queue holds it)
         self._queue.put((loop, future, fn))
         return future
 
     def _run(self) -> None:
         while True:
             _call(*self._queue.get())  # its locals (a result, a snapshot) die with the call
+            with self._lock:
+                self._idle += 1
 
 
 def _call(
@@ -119,7 +129,7 @@ class Scheduler:
         self.follow = follow
         self.analyses = Worker(2, "pi-lsp-analysis")
         self.background = Worker(1, "pi-lsp-warm-up")
-        self.requests = Worker(2, "pi-lsp-request")
+        self.requests = Worker(8, "pi-lsp-request")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
