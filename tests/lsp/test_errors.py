@@ -24,8 +24,8 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
 )
 
-from pi_lsp.lsp.requests import content_modified
 from pi_lsp.lsp import server
+from pi_lsp.lsp.requests import content_modified
 from pi_lsp.lsp.server import PiLanguageServer
 
 
