@@ -1,10 +1,12 @@
 """``pi-lsp context FILE [--leaf ID | --leaf-line N] [--json]``: what pi sends to the model.
 
-The messages of pi's ``buildSessionContext`` from the leaf (default: the last entry, as
-pi resumes), compaction and ``retainedTail`` honoured, v1/v2 files migrated in memory.
-Text output: one message per line, prefixed with the (1-based) line of its entry.
-``--json`` prints ``{"messages": [{"role", "line", "title"}], "thinkingLevel", "model"}``
-with 0-based lines, the shape of the server's ``pi-lsp.context`` command.
+The messages of pi 1.6's session projection from the leaf (default: the last entry, as
+pi resumes): the newest compaction's system checkpoint and summary first, context edits
+applied, v1/v2 files migrated in memory. Text output: one message per line, prefixed
+with the (1-based) line of its entry; edited and dropped messages are marked.
+``--json`` prints ``{"leaf": {"line", "id"}, "messages": [{"role", "text", "line",
+"title", "edited"?, "dropped"?}], "thinkingLevel", "model"}`` with 0-based lines, the
+shape of the server's ``pi-lsp.context`` command (see :meth:`SessionContext.to_json`).
 """
 
 from __future__ import annotations
@@ -70,5 +72,8 @@ def run(args: argparse.Namespace) -> int:
         f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
     )
     for m in ctx.messages:
-        out.write(f"{m.line + 1:>7}  {m.title}\n")
+        mark = " (dropped by convertToLlm)" if m.text is None else ""
+        if m.edited is not None:
+            mark += f" (edited by line {m.edited + 1})"
+        out.write(f"{m.line + 1:>7}  {m.title}{mark}\n")
     return 0

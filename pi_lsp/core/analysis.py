@@ -38,14 +38,13 @@ from . import links
 from .findings import Finding, Related, Severity, Span, sort_key
 from .jsonl import locate
 from .jsontext import dumps
-from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
+from .lines import MIB, Context, Kind, LineInfo, check, glued_entries, is_blank, parse, space_names
 from .memo import Views
 from .text import SplitText, split_lines
 from .tree import Tree
 
-_FILE_UUID = re.compile(
-    r"_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
-)
+_FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
+"""How pi names a session file: ``<ISO time with ':' and '.' as '-'>_<session id>.jsonl``."""
 
 HUGE_LINE = 256 * 1024
 """Lines at least this long (in code points) keep a slim parsed value."""
@@ -319,7 +318,7 @@ class _Lines:
         if base is None:
             info = parse(text)
         else:
-            info = LineInfo(base.kind, base.value, base.type, base.error)
+            info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
         info.issues = check(text, info, ctx)
         if huge and info.value is not None:
             info.value = _slim(info.value)
@@ -413,7 +412,10 @@ def _analyze(
         analysis.link_findings = analysis.findings
         analysis.findings = []
     findings = analysis.findings
-    _line_findings(split, infos, header_line, findings)
+    tree = analysis.tree
+    leaf = tree.leaf
+    lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
+    _line_findings(split, infos, header_line, version, lone_leaf, findings)
     _header_findings(analysis)
     findings.extend(analysis.link_findings)
     findings.sort(key=sort_key)
@@ -463,10 +465,18 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
                 for n, block in enumerate(content)
                 if isinstance(block, dict) and block.get("type") == "toolCall"
             )
+    replacement = obj.get("replacement", 0)
+    replaced = replacement.get("content") if isinstance(replacement, dict) else None
     return (
         info.kind,
         info.value is not None,
         isinstance(message, dict),
+        # what the context pi sends depends on (pairing.py, context_edits.py)
+        replacement is None,
+        _block_ids(replaced),
+        isinstance(message, dict) and bool(message.get("excludeFromContext")),
+        bool(obj.get("summary")),
+        "systemMessage" in obj,
         *(
             _tagged(obj.get(key))
             for key in (
@@ -487,6 +497,16 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
         call_id,
         stop,
         calls,
+    )
+
+
+def _block_ids(content: Any) -> tuple[Any, ...]:
+    """The ``(type, id)`` of each block of a content list (tool calls a replacement keeps)."""
+    if not isinstance(content, list):
+        return ("text",) if isinstance(content, str) else ()
+    return tuple(
+        (_tagged(b.get("type")), _tagged(b.get("id"))) if isinstance(b, dict) else None
+        for b in content
     )
 
 
@@ -524,8 +544,14 @@ def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
 
 
 def _line_findings(
-    split: SplitText, infos: list[LineInfo], header_line: int | None, out: list[Finding]
+    split: SplitText,
+    infos: list[LineInfo],
+    header_line: int | None,
+    version: int,
+    lone_leaf: int | None,
+    out: list[Finding],
 ) -> None:
+    """Findings of single lines; ``lone_leaf`` is the leaf when it has no parent (a root)."""
     lines = split.lines
     last_content = len(infos) - 1
     while last_content >= 0 and infos[last_content].kind is Kind.BLANK:
@@ -537,12 +563,20 @@ def _line_findings(
         if kind is entry and not info.issues:
             continue
         for issue in info.issues:
+            message = issue.message
+            if issue.code == "PI004" and i == lone_leaf:
+                message = (
+                    f"unknown entry type '{info.type}' for this format; pi keeps the line, and "
+                    "as the last entry with no parent it is where pi resumes: the path from it "
+                    "holds only this entry, which pi does not send, so pi resumes with an "
+                    "empty context"
+                )
             out.append(
                 Finding(
                     issue.code,
                     issue.severity,
                     Span(i, issue.start, issue.end),
-                    issue.message,
+                    message,
                     data=issue.data,
                 )
             )
@@ -557,7 +591,9 @@ def _line_findings(
                     )
                 )
         elif kind is invalid and info.error is not None:
-            out.append(_syntax_finding(lines[i], i, info, i == last_content))
+            last = i == last_content
+            unterminated = last and split.terminators[i] == ""
+            out.append(_syntax_finding(lines[i], i, info, last, unterminated, version))
         elif kind is header and header_line is not None and (i != header_line or i != first):
             span = Span(i, *locate(lines[i], ("type",)).value)
             if i == header_line:
@@ -575,30 +611,93 @@ def _line_findings(
             out.append(Finding("PI101", Severity.ERROR, span, message, related))
 
 
-def _syntax_finding(text: str, line: int, info: LineInfo, is_last: bool) -> Finding:
+def _syntax_finding(
+    text: str, line: int, info: LineInfo, is_last: bool, unterminated: bool, version: int
+) -> Finding:
     assert info.error is not None
     error = info.error
     end = len(text.rstrip(" \t\r\n"))
+    if info.edge_space is not None:
+        return _edge_space_finding(text, line, info.edge_space)
     if is_last and error.at_end and text.lstrip().startswith("{"):
-        return Finding(
-            "PI002",
-            Severity.ERROR,
-            Span(line, 0, end),
+        message = (
             "last line is cut off mid-object (the writer stopped before finishing it); pi "
-            "skips it, so this entry is lost",
+            "skips it, so this entry is lost"
         )
+        if unterminated:
+            message += (
+                "; pi 1.6 (since 0.84.4) starts the next entry on a new line, while older "
+                "releases appended it to this line and lost it too"
+            )
+        return Finding("PI002", Severity.ERROR, Span(line, 0, end), message)
     bad = text[error.offset : error.offset + 1]
+    glued = glued_entries(text)
     if bad and 0xDC80 <= ord(bad) <= 0xDCFF:
         message = (
             f"invalid UTF-8 (byte 0x{ord(bad) - 0xDC00:02X}); pi decodes it as U+FFFD and "
             "skips the line if that breaks the JSON"
         )
+    elif glued is not None:
+        message = _glued_message(glued, version)
     else:
         message = f"line is not valid JSON ({error.message}); pi skips this line"
     start = min(error.offset, max(end - 1, 0)) if end else 0
     return Finding(
         "PI001", Severity.ERROR, Span(line, start, max(end, start + 1) if end else 0), message
     )
+
+
+def _edge_space_finding(text: str, line: int, space: tuple[int, int]) -> Finding:
+    """A line pi 1.6 skips for whitespace at the file's edge that pi 0.73 trimmed off."""
+    where = "before the JSON at the start" if space[0] == 0 else "after the JSON at the end"
+    return Finding(
+        "PI001",
+        Severity.ERROR,
+        Span(line, *space),
+        f"line is not valid JSON as pi 1.6 reads it: {space_names(text[space[0] : space[1]])} "
+        f"{where} of the file; pi 1.6 gives each line to JSON.parse as it is, which rejects "
+        "it, so pi skips this line and the entry is lost; pi 0.73 trimmed the whole file and "
+        "read it",
+    )
+
+
+_GLUE_RELEASES = " (releases before 0.84.4 did; pi 1.6 adds the missing newline first)"
+
+
+def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
+    """What pi does with a line holding several entries glued together."""
+    complete = sum(1 for _, whole in pieces if whole)
+    if complete == len(pieces):
+        what = (
+            f"{len(pieces)} JSON objects glued together on one line: pi wrote an entry without "
+            "its line break (it crashed mid-write, or the file lacked its final newline) and "
+            f"appended the next one to it{_GLUE_RELEASES}"
+        )
+    else:
+        what = (
+            f"{len(pieces) - complete} entr{'y' if len(pieces) - complete == 1 else 'ies'} cut "
+            f"off mid-write with {complete} complete one{'' if complete == 1 else 's'} glued "
+            "after it: pi crashed while writing and appended the next entry to the same "
+            f"line{_GLUE_RELEASES}"
+        )
+    message = (
+        f"line is not valid JSON: {what}; JSON.parse rejects the whole line, so pi skips it and "
+        f"{'both' if len(pieces) == 2 else 'all'} entries are lost"
+    )
+    if version < 3:
+        return (
+            message + f"; when pi migrates this v{version} session it rewrites the file "
+            "without this line, so they are lost for good"
+        )
+    return message + " (they are still in the file: splitting the line restores them)"
+
+
+_NO_HEADER = (
+    "pi 1.6 (since 0.80.3) leaves the session out of /resume and refuses to open the file (\"not "
+    "a valid pi session\"), leaving it untouched; pi 0.73 treated the file as empty and "
+    "overwrote it with a new session, losing everything"
+)
+"""What pi does with a non-empty file whose first parsed line is not a header with a string id."""
 
 
 def _header_findings(a: Analysis) -> None:
@@ -612,8 +711,7 @@ def _header_findings(a: Analysis) -> None:
                     "PI100",
                     Severity.ERROR,
                     Span(line, 0, len(lines[line])),
-                    "no line of this file parses, so there is no session header; pi treats the "
-                    "file as empty and overwrites it with a new session: everything is lost",
+                    f"no line of this file parses, so there is no session header; {_NO_HEADER}",
                 )
             )
         return
@@ -623,8 +721,8 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.line_span(first),
-                'the first line is not a session header ({"type":"session",...}); pi treats '
-                "the file as empty and overwrites it with a new session: everything is lost",
+                'the first line that parses is not a session header ({"type":"session",...}); '
+                + _NO_HEADER,
             )
         )
         return
@@ -637,8 +735,7 @@ def _header_findings(a: Analysis) -> None:
                 "PI100",
                 Severity.ERROR,
                 a.span_of(hl, ("id",)) if "id" in header else a.span_of(hl, ("type",)),
-                "the session header has no string 'id'; pi treats the file as empty and "
-                "overwrites it with a new session: everything is lost",
+                f"the session header has no string 'id'; {_NO_HEADER}",
             )
         )
     if a.fmt != "pi":
@@ -741,17 +838,28 @@ def _js_migration(raw: Any) -> str:
 
 
 def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> None:
+    """PI104: the id in a file name of pi's form is not the header id, exactly.
+
+    pi names a file after the header id verbatim, and finds sessions by the header id only,
+    case-sensitively (``findById`` compares ``header.id !== id``; ``--session`` prefixes
+    use ``startsWith``). So any difference, case included, means the id a user reads off
+    the file name does not find the session. A name not in pi's form says nothing.
+    """
     if a.path is None:
         return
-    m = _FILE_UUID.search(PurePath(a.path).name)
+    m = _FILE_NAME.fullmatch(PurePath(a.path).name)
     ident = header.get("id")
-    if m and isinstance(ident, str) and m.group(1).lower() != ident.lower():
+    if m and isinstance(ident, str) and m.group(1) != ident:
+        named = m.group(1)
+        case = " (they differ only in letter case)" if named.lower() == ident.lower() else ""
+        found = "finds this file only as a prefix" if ident.startswith(named) else "does not find this file"
         a.findings.append(
             Finding(
                 "PI104",
                 Severity.HINT,
                 a.span_of(hl, ("id",)),
-                f"file name says session {m.group(1)} but the header id is {ident}; pi lists the "
-                "session by the header id",
+                f"file name says session '{named}' but the header id is '{ident}'{case}; pi names "
+                "files after the header id and finds sessions by it alone, case-sensitively, so "
+                f"`pi --session {named}` {found}",
             )
         )

@@ -30,12 +30,14 @@ __all__ = ["KEYWORDS", "Check", "compile_definition", "compile_definitions", "co
 Check = Callable[[Any], bool]
 
 #: Keywords that do not affect validity (jsonschema applies no format checker by default);
-#: "then"/"else" and "minContains"/"maxContains" are read by "if" and "contains".
+#: "then"/"else" and "minContains"/"maxContains" are read by "if" and "contains"; the
+#: "x-pi-consequence" and "x-pi-since" keywords are our own annotations (see
+#: :mod:`pi_lsp.core.schema_info`).
 _ANNOTATIONS = frozenset({
     "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$defs", "$vocabulary", "title",
     "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "format",
     "contentEncoding", "contentMediaType", "contentSchema", "then", "else", "minContains",
-    "maxContains"
+    "maxContains", "x-pi-consequence", "x-pi-consequence-if-missing", "x-pi-since"
 })  # fmt: skip
 
 #: Keywords that do affect validity, all implemented.

@@ -1,19 +1,28 @@
-"""The messages pi sends to the model: ``buildSessionContext`` of pi 0.73.1, line for line.
+"""The messages pi sends to the model: pi 1.6's session projection, line for line.
 
 pi parses every line it can, migrates v1/v2 in memory, and walks from the leaf (the last
 entry, or one named) to its root through ``parentId`` (an index by id where the last
-entry with an id wins; a missing parent ends the walk). The path yields the thinking
-level and model (last change wins; an assistant message sets the model), and messages:
-``message`` entries as stored, ``custom_message`` as a ``custom`` message,
-``branch_summary`` (with a non-empty summary) as a ``branchSummary``. With a compaction on
-the path, the last one is emitted first as a ``compactionSummary``, then the entries from
-its ``firstKeptEntryId`` up to it, then those after it. Newer pi versions add
-``retainedTail`` to compactions (see the seeds): when present it replaces the entries
-kept before the compaction.
+entry with an id wins; a missing parent ends the walk). Then, as
+``@earendil-works/pi-coding-agent`` 1.6.0 does (``dist/core/session-manager.js``):
 
-Values follow JavaScript: a missing property is ``undefined``, and lookups and equality
-are strict (``"1"`` is not ``1``). Where pi would loop forever (a parent cycle) the walk
-stops and ``cycle`` is set.
+- ``buildContextEntries``: with a compaction on the path, the newest one comes first,
+  then the non-system entries from its ``firstKeptEntryId`` up to it (a retain-none
+  compaction names itself, so nothing is kept), then every entry after it;
+- ``buildSessionProjection``: the latest ``context_edit`` among those entries for each
+  target omits it (``replacement: null``) or replaces the content of its message; only
+  the compaction at the head contributes messages (its ``systemMessage`` checkpoint, then
+  its summary); ``message`` entries give their message (null content normalised),
+  ``custom_message`` a ``custom`` message, ``branch_summary`` (with a summary) a
+  ``branchSummary``;
+- the thinking level and model come from the whole path (last change wins; an assistant
+  message sets the model).
+
+On files pi 0.73.1 reads (no system messages, context edits or checkpoints) this equals
+0.73.1's ``buildSessionContext``. :func:`llm_text` is the text pi sends for a message after
+``convertToLlm`` (``dist/core/messages.js``), with pi-ai's ``contentText`` joining text
+blocks. Values follow JavaScript: a missing property is ``undefined``, and lookups and
+equality are strict (``"1"`` is not ``1``). Where pi would loop forever (a parent cycle)
+the walk stops and ``cycle`` is set.
 """
 
 from __future__ import annotations
@@ -27,13 +36,30 @@ from .analysis import Analysis
 from .describe import object_title
 from .migrate import UNDEFINED, js_truthy
 
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
+"""Roles whose content a non-null context edit replaces (``projectContextEntry``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ContextMessage:
-    """One message of the context and the line of the entry it comes from."""
+    """One message of the context and the line of the entry it comes from.
+
+    ``edited`` is the line of the ``context_edit`` that replaced its content, if any.
+    """
 
     line: int
     message: Any
+    edited: int | None = None
 
     @property
     def role(self) -> Any:
@@ -47,27 +73,58 @@ class ContextMessage:
             return "(not a message)"
         return object_title({"type": "message", "message": self.message})
 
+    @property
+    def text(self) -> str | None:
+        """What pi sends for it (:func:`llm_text`); None when ``convertToLlm`` drops it."""
+        return llm_text(self.message)
+
 
 @dataclass(slots=True)
 class SessionContext:
-    """What ``buildSessionContext`` returns, plus where it came from.
+    """What ``buildSessionProjection`` returns, plus where it came from.
 
     ``leaf`` is the line of the entry the walk started from (None: no entries, or an
-    explicit null leaf), ``path`` the lines root → leaf, ``cycle`` whether the walk met a
-    parent cycle (pi hangs there).
+    explicit null leaf), ``path`` the lines root → leaf, ``entries`` the lines of the
+    context entries (``buildContextEntries``), ``edits`` the line of the winning
+    ``context_edit`` for each target line, ``cycle`` whether the walk met a parent cycle
+    (pi hangs there).
     """
 
     messages: list[ContextMessage] = field(default_factory=list)
     thinking_level: Any = "off"
     model: dict[str, Any] | None = None
     leaf: int | None = None
+    leaf_id: Any = None
     path: list[int] = field(default_factory=list)
+    entries: list[int] = field(default_factory=list)
+    edits: dict[int, int] = field(default_factory=dict)
     cycle: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The shape of the ``pi-lsp.context`` command and ``pi-lsp context --json``."""
+        """The shape of the ``pi-lsp.context`` command and ``pi-lsp context --json``.
+
+        Per message: ``role`` (pi's role), ``text`` (what pi sends, ``""`` when nothing),
+        ``line`` (0-based, of the source entry) and a ``title``; ``edited`` names the line
+        of the context edit that replaced it, ``dropped`` says why ``convertToLlm`` leaves
+        it out.
+        """
+        messages = []
+        for m in self.messages:
+            text = m.text
+            item: dict[str, Any] = {
+                "role": _plain(m.role),
+                "text": text or "",
+                "line": m.line,
+                "title": m.title,
+            }
+            if m.edited is not None:
+                item["edited"] = m.edited
+            if text is None:
+                item["dropped"] = _dropped_reason(m.message)
+            messages.append(item)
         return {
-            "messages": [{"role": m.role, "line": m.line, "title": m.title} for m in self.messages],
+            "leaf": None if self.leaf is None else {"line": self.leaf, "id": _plain(self.leaf_id)},
+            "messages": messages,
             "thinkingLevel": _plain(self.thinking_level),
             "model": None if self.model is None else {k: _plain(v) for k, v in self.model.items()},
         }
@@ -117,17 +174,108 @@ def _millis(timestamp: Any) -> float | None:
     return moment.timestamp() * 1000
 
 
+def content_text(content: Any, separator: str = "\n") -> str:
+    """pi-ai's ``contentText``: a string as it is, else the text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return separator.join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    )
+
+
+def bash_execution_text(message: dict[str, Any]) -> str:
+    """``bashExecutionToText``: how pi shows a ``!`` command to the model."""
+    text = f"Ran `{_js_string(_get(message, 'command'))}`\n"
+    output = _get(message, "output")
+    if js_truthy(output):
+        text += f"```\n{_js_string(output)}\n```"
+    else:
+        text += "(no output)"
+    exit_code = _get(message, "exitCode")
+    if js_truthy(_get(message, "cancelled")):
+        text += "\n\n(command cancelled)"
+    elif exit_code not in (None, UNDEFINED) and not _same(exit_code, 0):
+        text += f"\n\nCommand exited with code {_js_string(exit_code)}"
+    full = _get(message, "fullOutputPath")
+    if js_truthy(_get(message, "truncated")) and js_truthy(full):
+        text += f"\n\n[Output truncated. Full output: {_js_string(full)}]"
+    return text
+
+
+def _js_string(value: Any) -> str:
+    """``String(value)`` / template interpolation for the JSON values pi interpolates."""
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js_string(v) for v in value)
+    return str(value)
+
+
+def llm_text(message: Any) -> str | None:
+    """The text pi sends for ``message`` after ``convertToLlm``; None when it is dropped.
+
+    Summaries are wrapped as pi wraps them, custom and ``!`` command messages become user
+    text, every other role keeps its content; text blocks are joined with ``\\n``.
+    """
+    role = _get(message, "role")
+    if role == "bashExecution":
+        if js_truthy(_get(message, "excludeFromContext")):
+            return None
+        return bash_execution_text(message)
+    if role == "branchSummary":
+        return BRANCH_SUMMARY_PREFIX + _js_string(_get(message, "summary")) + BRANCH_SUMMARY_SUFFIX
+    if role == "compactionSummary":
+        return (
+            COMPACTION_SUMMARY_PREFIX
+            + _js_string(_get(message, "summary"))
+            + COMPACTION_SUMMARY_SUFFIX
+        )
+    if role in ("custom", "system", "user", "assistant", "toolResult"):
+        return content_text(_get(message, "content"))
+    return None
+
+
+def _dropped_reason(message: Any) -> str:
+    if _get(message, "role") == "bashExecution":
+        return "excludeFromContext: a !! command pi keeps out of the context"
+    return "convertToLlm knows no such role and leaves the message out"
+
+
 def _entry_messages(entry: Any) -> list[Any]:
-    """pi's ``appendMessage`` inside ``buildSessionContext`` for one entry."""
+    """pi's ``sessionEntryToContextMessages`` for one entry."""
     etype = _get(entry, "type")
     if etype == "message":
-        return [_get(entry, "message")]
+        message = _get(entry, "message")
+        role = _get(message, "role")
+        if role == "system" and _get(message, "content") in (None, UNDEFINED):
+            return [{**message, "content": ""}]
+        if role in ("user", "assistant", "toolResult") and _get(message, "content") in (
+            None,
+            UNDEFINED,
+        ):
+            return [{**message, "content": []}]
+        return [message]
     if etype == "custom_message":
+        content = _get(entry, "content")
         return [
             {
                 "role": "custom",
                 "customType": _get(entry, "customType"),
-                "content": _get(entry, "content"),
+                "content": [] if content in (None, UNDEFINED) else content,
                 "display": _get(entry, "display"),
                 "details": _get(entry, "details"),
                 "timestamp": _millis(_get(entry, "timestamp")),
@@ -142,7 +290,46 @@ def _entry_messages(entry: Any) -> list[Any]:
                 "timestamp": _millis(_get(entry, "timestamp")),
             }
         ]
+    if etype == "compaction":
+        summary = {
+            "role": "compactionSummary",
+            "summary": _get(entry, "summary"),
+            "tokensBefore": _get(entry, "tokensBefore"),
+            "timestamp": _millis(_get(entry, "timestamp")),
+        }
+        checkpoint = _get(entry, "systemMessage")
+        return [checkpoint, summary] if js_truthy(checkpoint) else [summary]
     return []
+
+
+def _project(entry: Any, edit: Any) -> list[Any]:
+    """pi's ``projectContextEntry``: the entry's messages under its latest edit, if any."""
+    messages = _entry_messages(entry)
+    if edit is UNDEFINED:
+        return messages
+    replacement = _get(edit, "replacement")
+    if replacement is None:
+        return []
+    content = _get(replacement, "content")
+    out = []
+    for message in messages:
+        role = _get(message, "role")
+        if role not in EDITABLE_ROLES:
+            out.append(message)
+            continue
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            new: Any = [{"type": "text", "text": content}]
+        else:
+            new = content
+        out.append({**message, "content": new} if isinstance(message, dict) else message)
+    return out
+
+
+def is_system_message(entry: Any) -> bool:
+    """A ``message`` entry holding a ``system`` message (dropped from a kept range)."""
+    return bool(
+        _get(entry, "type") == "message" and _get(_get(entry, "message"), "role") == "system"
+    )
 
 
 def entries_of(a: Analysis) -> list[tuple[int, Any]]:
@@ -155,11 +342,18 @@ def entries_of(a: Analysis) -> list[tuple[int, Any]]:
     return [(line, v) for line, v in values if _get(v, "type") != "session"]
 
 
-def _walk(entries: list[tuple[int, Any]], leaf_id: Any) -> tuple[int | None, list[int], bool]:
-    """The leaf's line, the path (lines root → leaf) and whether a cycle stopped the walk."""
+def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
+    """pi's ``byId`` over ``entries``: id → position (the last entry with an id wins)."""
     by_id: dict[Any, int] = {}
     for n, (_, value) in enumerate(entries):
         by_id[_key(_get(value, "id"))] = n
+    return by_id
+
+
+def _walk(
+    entries: list[tuple[int, Any]], leaf_id: Any, by_id: dict[Any, int]
+) -> tuple[int | None, list[int], bool]:
+    """The leaf's index, the path (indices root → leaf) and whether a cycle stopped the walk."""
     start: int | None = None
     if leaf_id is not UNDEFINED and js_truthy(leaf_id):
         start = by_id.get(_key(leaf_id))
@@ -182,23 +376,55 @@ def _walk(entries: list[tuple[int, Any]], leaf_id: Any) -> tuple[int | None, lis
     return start, path, False
 
 
-def build_context(entries: list[tuple[int, Any]], leaf_id: Any = UNDEFINED) -> SessionContext:
-    """``buildSessionContext(entries, leafId)`` over pi's (migrated) entries.
+def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """pi's ``buildContextEntries`` over a path (``(line, entry)`` root → leaf)."""
+    compaction: Any = UNDEFINED
+    for _, entry in path:
+        if _get(entry, "type") == "compaction":
+            compaction = entry
+    if compaction is UNDEFINED:
+        return list(path)
+    c_id = _get(compaction, "id")
+    index = next((n for n, (_, e) in enumerate(path) if _same(_get(e, "id"), c_id)), -1)
+    if index < 0:
+        return list(path)
+    head = next((le for le in path if le[1] is compaction), path[index])
+    out = [head]
+    first_kept = _get(compaction, "firstKeptEntryId")
+    found = False
+    for line, entry in path[:index]:
+        if _same(_get(entry, "id"), first_kept):
+            found = True
+        if found and not is_system_message(entry):
+            out.append((line, entry))
+    out.extend(path[index + 1 :])
+    return out
+
+
+def build_context(
+    entries: list[tuple[int, Any]],
+    leaf_id: Any = UNDEFINED,
+    by_id: dict[Any, int] | None = None,
+) -> SessionContext:
+    """``buildSessionProjection(entries, leafId)`` over pi's (migrated) entries.
 
     ``leaf_id`` is ``UNDEFINED`` for the default leaf (the last entry), None for pi's
     explicit null leaf (no messages), or an id (unknown ids fall back to the last entry).
+    ``by_id`` is :func:`entry_index` of ``entries`` when the caller builds many contexts.
     """
     if leaf_id is None:
         return SessionContext()
-    start, indices, cycle = _walk(entries, leaf_id)
+    start, indices, cycle = _walk(
+        entries, leaf_id, entry_index(entries) if by_id is None else by_id
+    )
     ctx = SessionContext(cycle=cycle)
     if start is None:
         return ctx
     ctx.leaf = entries[start][0]
+    ctx.leaf_id = _get(entries[start][1], "id")
     path = [entries[n] for n in indices]
     ctx.path = [line for line, _ in path]
-    compaction: tuple[int, Any] | None = None
-    for line, entry in path:
+    for _, entry in path:
         etype = _get(entry, "type")
         if etype == "thinking_level_change":
             ctx.thinking_level = _get(entry, "thinkingLevel")
@@ -207,50 +433,22 @@ def build_context(entries: list[tuple[int, Any]], leaf_id: Any = UNDEFINED) -> S
         elif etype == "message" and _get(_get(entry, "message"), "role") == "assistant":
             message = _get(entry, "message")
             ctx.model = {"provider": _get(message, "provider"), "modelId": _get(message, "model")}
-        elif etype == "compaction":
-            compaction = (line, entry)
-
-    def emit(line: int, entry: Any) -> None:
-        ctx.messages.extend(ContextMessage(line, m) for m in _entry_messages(entry))
-
-    if compaction is None:
-        for line, entry in path:
-            emit(line, entry)
-        return ctx
-    c_line, c_entry = compaction
-    ctx.messages.append(
-        ContextMessage(
-            c_line,
-            {
-                "role": "compactionSummary",
-                "summary": _get(c_entry, "summary"),
-                "tokensBefore": _get(c_entry, "tokensBefore"),
-                "timestamp": _millis(_get(c_entry, "timestamp")),
-            },
+    selected = context_entries(path) if path else []
+    ctx.entries = [line for line, _ in selected]
+    edits: dict[Any, tuple[int, Any]] = {}
+    for line, entry in selected:
+        if _get(entry, "type") == "context_edit":
+            edits[_key(_get(entry, "targetId"))] = (line, entry)
+    for n, (line, entry) in enumerate(selected):
+        if _get(entry, "type") == "compaction" and n > 0:
+            continue
+        edit_line, edit = edits.get(_key(_get(entry, "id")), (None, UNDEFINED))
+        if edit_line is not None:
+            ctx.edits[line] = edit_line
+        edited = (
+            edit_line if edit is not UNDEFINED and _get(edit, "replacement") is not None else None
         )
-    )
-    c_id = _get(c_entry, "id")
-    index = next(
-        (
-            n
-            for n, (_, e) in enumerate(path)
-            if _get(e, "type") == "compaction" and _same(_get(e, "id"), c_id)
-        ),
-        -1,
-    )
-    tail = _get(c_entry, "retainedTail")
-    if isinstance(tail, list):
-        ctx.messages.extend(ContextMessage(c_line, m) for m in tail)
-    else:
-        first_kept = _get(c_entry, "firstKeptEntryId")
-        found = False
-        for line, entry in path[: max(index, 0)]:
-            if _same(_get(entry, "id"), first_kept):
-                found = True
-            if found:
-                emit(line, entry)
-    for line, entry in path[index + 1 :]:
-        emit(line, entry)
+        ctx.messages.extend(ContextMessage(line, m, edited) for m in _project(entry, edit))
     return ctx
 
 

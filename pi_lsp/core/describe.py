@@ -111,7 +111,40 @@ def _message_title(message: dict[str, Any], limit: int) -> str:
     if role in ("branchSummary", "compactionSummary"):
         summary = message.get("summary")
         return _join(role_name, clip(summary, limit) if isinstance(summary, str) else "", limit)
+    if role == "system":
+        text = content_preview(message.get("content"), limit)
+        return _join(role_name, "; ".join(p for p in [text, *system_changes(message)] if p), limit)
     return _join(role_name, content_preview(message.get("content"), limit), limit)
+
+
+def _names(items: Any, limit: int = 6) -> list[str]:
+    """The ``name`` of each tool (definition or reference), bounded."""
+    if not isinstance(items, list):
+        return []
+    names = [
+        clip(t["name"], 40)
+        for t in items[:64]
+        if isinstance(t, dict) and isinstance(t.get("name"), str)
+    ]
+    return names[:limit] + ([f"… {len(names) - limit} more"] if len(names) > limit else [])
+
+
+def system_changes(message: dict[str, Any]) -> list[str]:
+    """What a system message sets: sections set and removed (``null``), tools added and removed."""
+    out = []
+    sections = message.get("sections")
+    if isinstance(sections, dict):
+        keys = list(sections)[:64]
+        set_ = [clip(k, 40) for k in keys if sections[k] is not None]
+        removed = [clip(k, 40) for k in keys if sections[k] is None]
+        if set_:
+            out.append("sections " + ", ".join(set_[:6]) + (" …" if len(set_) > 6 else ""))
+        if removed:
+            out.append("removes " + ", ".join(removed[:6]) + (" …" if len(removed) > 6 else ""))
+    added, dropped = _names(message.get("toolsAdded")), _names(message.get("toolsRemoved"))
+    if added or dropped:
+        out.append("tools " + " ".join([*(f"+{n}" for n in added), *(f"-{n}" for n in dropped)]))
+    return out
 
 
 def _join(head: str, text: str, limit: int) -> str:
@@ -153,6 +186,19 @@ def object_title(obj: dict[str, Any], limit: int = TITLE_LIMIT) -> str:
     if etype == "session_info":
         name = _str(obj, "name")
         return _join("session name", f'"{name}"' if name else "(cleared)", limit)
+    if etype == "usage":
+        kind = _str(obj, "kind", 40) or ""
+        used = _usage(obj.get("usage"))
+        cost = f"${used.cost:.4f}" if used is not None else ""
+        return _join(
+            f"usage {kind}".strip(), " · ".join(p for p in (_str(obj, "model"), cost) if p), limit
+        )
+    if etype == "context_edit":
+        replacement = obj.get("replacement")
+        if replacement is None:
+            return _join("context edit", "omit", limit)
+        content = replacement.get("content") if isinstance(replacement, dict) else None
+        return _join("context edit", "replace: " + content_preview(content, limit), limit)
     return _generic_title(etype, obj, limit)
 
 
@@ -179,7 +225,7 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     if info.kind is Kind.OTHER:
         return "(not an entry)"
     title = object_title(info.obj, limit)
-    target = info.obj.get("targetId") if info.type == "label" else None
+    target = info.obj.get("targetId") if info.type in ("label", "context_edit") else None
     if isinstance(target, str) and (found := analysis.tree.ids.get(target)) is not None:
         return clip(f"{title} → line {shown(found)}", limit)
     return title
@@ -221,8 +267,14 @@ def usage_of(obj: dict[str, Any]) -> Usage | None:
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    usage = message.get("usage")
-    if message.get("role") != "assistant" or not isinstance(usage, dict):
+    if message.get("role") != "assistant":
+        return None
+    return _usage(message.get("usage"))
+
+
+def _usage(usage: Any) -> Usage | None:
+    """A ``Usage`` object's tokens and ``cost.total`` (None when it is not an object)."""
+    if not isinstance(usage, dict):
         return None
     cost = usage.get("cost")
     return Usage(

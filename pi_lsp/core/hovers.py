@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import schema, schema_info
+from . import context_edits, schema, schema_info
 from .analysis import Analysis
 from .cursor import cursor_at
 from .describe import (
@@ -18,11 +18,13 @@ from .describe import (
     SessionTotals,
     Usage,
     clip,
+    content_preview,
     entry_facts,
     entry_title,
     kind_label,
     session_totals,
     shallow,
+    system_changes,
 )
 from .jsonl import PathItem
 from .jsontext import dumps
@@ -86,6 +88,8 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
     out = [head, ""]
     if facts.preview:
         out += [f"> {md_escape(facts.preview)}", ""]
+    obj = a.infos[facts.line].obj
+    out += [f"{md_escape(text)}" for text in _kind_notes(a, facts.line, obj)]
     where = f"line {shown(facts.line)}"
     if facts.depth is not None:
         where += f" · depth {facts.depth}"
@@ -119,6 +123,55 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
         items.append(f"time: {md_escape(facts.timestamp)}")
     out += [f"- {item}" for item in items]
     return "\n".join(out)
+
+
+_EDIT_NONE = {
+    "missing": "names no entry: pi ignores it",
+    "off-path": "has no effect: its target is not on this edit's path",
+    "summarised": "has no effect: its target lies before the newest compaction's kept range",
+    "no-message": "has no effect: its target adds no message to the context",
+    "not-editable": "has no effect: pi replaces the content of user, assistant, tool-result "
+    "and custom messages only",
+}
+
+
+def _kind_notes(a: Analysis, line: int, obj: dict[str, object]) -> list[str]:
+    """Paragraphs that say what a newer entry kind does (and since which pi version)."""
+    notes = []
+    since = schema_info.since(schema.schema_key(a.fmt, a.version), obj)
+    if since:
+        notes.append(f"Written by pi {since} and later.")
+    message = obj.get("message")
+    if (
+        obj.get("type") == "message"
+        and isinstance(message, dict)
+        and message.get("role") == "system"
+    ):
+        changes = system_changes(message)
+        notes.append(
+            "System prompt and tools: "
+            + ("; ".join(changes) if changes else "no section or tool changes")
+            + ". pi replays system messages in order; a compaction checkpoint replaces them."
+        )
+    found = context_edits.effect(a, line)
+    if found is not None:
+        target = f"line {shown(found.target)}" if found.target is not None else found.target_id
+        if found.action == "omit":
+            notes.append(f"Context edit: omits {target} from the context pi sends.")
+        elif found.action == "replace":
+            replacement = obj.get("replacement")
+            content = replacement.get("content") if isinstance(replacement, dict) else None
+            notes.append(
+                f"Context edit: replaces the content of {target} with: "
+                + content_preview(content, 120)
+            )
+        else:
+            notes.append(f"Context edit of {target} {_EDIT_NONE[found.reason]}.")
+    if obj.get("type") == "usage":
+        notes.append(
+            "Usage entry: counted in the session's tokens and cost; not in the context, hidden from pi's tree."
+        )
+    return [n for note in notes for n in (note, "")]
 
 
 def _duration(seconds: float) -> str:

@@ -7,28 +7,18 @@ Findings are :class:`Issue` objects with columns but no line number.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from . import schema
+from . import schema, schema_info
+from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 
-PI_ENTRY_TYPES = frozenset(
-    {
-        "message",
-        "model_change",
-        "thinking_level_change",
-        "compaction",
-        "branch_summary",
-        "custom",
-        "custom_message",
-        "label",
-        "session_info",
-    }
-)
 HEADER_TYPES = frozenset({"session", "session_header"})
 MIB = 1024 * 1024
 
@@ -66,13 +56,19 @@ class Issue:
 
 @dataclass(slots=True)
 class LineInfo:
-    """The result of parsing and checking one line on its own."""
+    """The result of parsing and checking one line on its own.
+
+    ``edge_space`` is the span of whitespace at the very start or end of the file that
+    ``JSON.parse`` rejects (a BOM, U+00A0, U+2028...): pi 0.73 trimmed it off the whole file,
+    pi 1.6 parses the line with it (see :func:`parse`).
+    """
 
     kind: Kind
     value: Any = None
     type: str | None = None
     error: ParseError | None = None
     issues: list[Issue] = field(default_factory=list)
+    edge_space: tuple[int, int] | None = None
 
     @property
     def parsed(self) -> bool:
@@ -97,31 +93,89 @@ _JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
 
 
 def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
-    """Classify one line: blank, invalid JSON, some other JSON, header or entry.
+    """Classify one line as pi 1.6 reads it: blank, invalid JSON, other JSON, header or entry.
 
-    ``first`` and ``last`` mark the first and last non-blank lines of the file: pi trims
-    the whole file's text before splitting it, so leading whitespace on the first (a BOM,
-    say) and trailing whitespace on the last (U+00A0, say) are not part of the JSON.
+    pi 1.6 (since 0.78.1) gives each line to ``JSON.parse`` as it is; pi 0.73 trimmed the
+    whole file first. ``first`` and ``last`` mark the first and last non-blank lines, where
+    the two differ: whitespace that ``JSON.parse`` rejects before the first line's JSON (a
+    BOM) or after the last line's (U+00A0) makes pi 1.6 skip a line pi 0.73 read. Such a
+    line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
+    refuses the whole file, which :func:`check` reports), so the rest is still analysed.
     """
     if is_blank(text):
         return LineInfo(Kind.BLANK)
-    body = text
-    shift = 0  # characters trimmed off the start
-    if first:
-        m = JS_SPACE.match(body)
-        shift = m.end() if m else 0
-        body = body[shift:]
-    if last:
-        m = _JS_SPACE_END.search(body)
-        body = body[: m.start()] if m else body
-    value, error = parse_line(body)
+    value, error = parse_line(text)
     if error is not None:
-        error = ParseError(error.offset + shift, error.message, error.at_end)
+        lead = JS_SPACE.match(text) if first else None
+        trail = _JS_SPACE_END.search(text) if last else None
+        start = lead.end() if lead else 0
+        end = trail.start() if trail else len(text)
+        if start or end < len(text):
+            trimmed, trimmed_error = parse_line(text[start:end])
+            if trimmed_error is None:
+                space = (0, start) if start else (end, len(text))
+                if start and isinstance(trimmed, dict) and trimmed.get("type") in HEADER_TYPES:
+                    return LineInfo(Kind.HEADER, trimmed, trimmed["type"], edge_space=space)
+                return LineInfo(Kind.INVALID, error=error, edge_space=space)
         return LineInfo(Kind.INVALID, error=error)
     if isinstance(value, dict) and isinstance(value.get("type"), str):
         kind = Kind.HEADER if value["type"] in HEADER_TYPES else Kind.ENTRY
         return LineInfo(kind, value, value["type"])
     return LineInfo(Kind.OTHER, value)
+
+
+_DECODER = json.JSONDecoder(strict=True)
+_ENTRY_START = '{"type":'
+_BLANKS = re.compile(r"[ \t]*")
+_GLUE_TRIES = 1000
+"""At most this many ``{"type":`` positions are tried as the start of a glued entry."""
+
+
+def glued_entries(text: str) -> list[tuple[int, bool]] | None:
+    """Where a line holds several entries glued together: ``[(start, complete), ...]``.
+
+    pi writes ``JSON.stringify(entry) + "\\n"``; when a write stops short (a crash) or the
+    file lacks its final newline, the next entry lands on the same line. So the line is a
+    run of complete objects, possibly after one entry cut off mid-write (``complete`` is
+    False for that first piece). Entries start with ``{"type":``, which cannot occur inside
+    a JSON string (its quotes would be escaped) but does open nested content blocks; those
+    are tried and rejected. None unless the line holds at least two pieces.
+    """
+    start = len(text) - len(text.lstrip(" \t"))
+    end = len(text.rstrip(" \t\r"))
+    if not text.startswith(_ENTRY_START, start):
+        return None
+
+    def run_from(pos: int) -> list[int] | None:
+        """The starts of the complete objects that fill the line from ``pos`` to its end."""
+        starts: list[int] = []
+        while True:
+            try:
+                value, stop = _DECODER.raw_decode(text, pos)
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than json allows
+                return None
+            if not isinstance(value, dict):
+                return None
+            starts.append(pos)
+            stop = _BLANKS.match(text, stop).end()  # type: ignore[union-attr]
+            if stop >= end:
+                return starts
+            if not text.startswith(_ENTRY_START, stop):
+                return None
+            pos = stop
+
+    whole = run_from(start)
+    if whole is not None:
+        return [(s, True) for s in whole] if len(whole) > 1 else None
+    nxt = text.find(_ENTRY_START, start + 1)
+    for _ in range(_GLUE_TRIES):
+        if nxt < 0:
+            return None
+        rest = run_from(nxt)
+        if rest is not None:
+            return [(start, False), *((s, True) for s in rest)]
+        nxt = text.find(_ENTRY_START, nxt + 1)
+    return None
 
 
 def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
@@ -134,8 +188,42 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     elif info.kind is Kind.ENTRY:
         _check_entry(text, info, ctx, issues)
     elif info.kind is Kind.HEADER:
+        if info.edge_space is not None:
+            issues.append(_header_after_space(text, info.edge_space))
         _check_schema(text, info, ctx, "header", issues)
     return issues
+
+
+_SPACE_NAMES = {
+    0x0B: "a vertical tab",
+    0x0C: "a form feed",
+    0xA0: "a no-break space",
+    0x2028: "a line separator",
+    0x2029: "a paragraph separator",
+    0xFEFF: "a byte-order mark",
+}
+
+
+def space_names(text: str) -> str:
+    """The characters of ``text`` that ``JSON.parse`` does not take as whitespace, named."""
+    names: list[str] = []
+    for ch in dict.fromkeys(text):
+        if ch not in " \t\r\n":
+            names.append(f"U+{ord(ch):04X} ({_SPACE_NAMES.get(ord(ch), 'whitespace')})")
+    return ", ".join(names)
+
+
+def _header_after_space(text: str, space: tuple[int, int]) -> Issue:
+    return Issue(
+        "PI100",
+        Severity.ERROR,
+        space[0],
+        space[1],
+        f"the file starts with {space_names(text[space[0] : space[1]])} before the session "
+        "header; pi 1.6 gives each line to JSON.parse as it is, which rejects it, so it finds no "
+        "header: it leaves the session out of /resume and refuses to open the file (\"not a "
+        "valid pi session\"); pi 0.73 trimmed the whole file and read it",
+    )
 
 
 def _span(text: str, path: tuple[str | int, ...], want_key: bool = False) -> tuple[int, int]:
@@ -228,14 +316,18 @@ def _json_kind(value: Any) -> str:
     return "array"
 
 
+@functools.cache
+def pi_entry_types() -> frozenset[str]:
+    """Every entry type pi knows: the kinds the current (v3) schema dispatches on."""
+    return frozenset(k for k in schema_info.line_kinds("pi.3") if k not in HEADER_TYPES)
+
+
 def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -> None:
     obj = info.obj
     etype = info.type or ""
     key = schema.schema_key(ctx.fmt, ctx.version)
-    if (
-        (ctx.fmt == "pi"
-        and etype not in PI_ENTRY_TYPES)
-        or (ctx.fmt != "pi" and not schema.has_definition(key, etype))
+    if (ctx.fmt == "pi" and etype not in pi_entry_types()) or (
+        ctx.fmt != "pi" and not schema.has_definition(key, etype)
     ):
         start, end = _span(text, ("type",))
         issues.append(
@@ -275,34 +367,18 @@ def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -
 def _check_pi_version_rules(
     text: str, obj: dict[str, Any], ctx: Context, issues: list[Issue]
 ) -> None:
-    if ctx.version >= 2:
-        missing = [k for k in ("id", "parentId") if k not in obj]
-        if missing:
-            start, end = _span(text, ("type",))
-            names = " and ".join(f"'{k}'" for k in missing)
-            issues.append(
-                Issue(
-                    "PI300",
-                    Severity.ERROR,
-                    start,
-                    end,
-                    f"entry has no {names} in a v{ctx.version} session; pi does not migrate "
-                    "v2+ files, so this entry is cut off from the tree and nothing can link to it",
-                    {"missing": missing},
-                )
+    if ctx.version >= 2 and obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+        start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
+        issues.append(
+            Issue(
+                "PI302",
+                Severity.WARNING,
+                start,
+                end,
+                f"'firstKeptEntryIndex' is a v1 field; in a v{ctx.version} session pi ignores "
+                "it and only reads 'firstKeptEntryId'",
             )
-        if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
-            start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
-            issues.append(
-                Issue(
-                    "PI302",
-                    Severity.WARNING,
-                    start,
-                    end,
-                    f"'firstKeptEntryIndex' is a v1 field; in a v{ctx.version} session pi ignores "
-                    "it and only reads 'firstKeptEntryId'",
-                )
-            )
+        )
     if ctx.version >= 3:
         message = obj.get("message")
         if isinstance(message, dict) and message.get("role") == "hookMessage":
@@ -319,24 +395,65 @@ def _check_pi_version_rules(
             )
 
 
+_SEVERITIES = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "information": Severity.INFORMATION,
+}
+
+
 def _check_schema(text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]) -> None:
+    """PI200 per violation, graded by what pi does with it (the schema's annotations)."""
     key = schema.schema_key(ctx.fmt, ctx.version)
     for violation in schema.validate(key, name, info.value):
+        path = violation.path
         if violation.missing is not None:
-            path = violation.path
-            if path:
-                start, end = _span(text, path, want_key=True)
-            else:
-                start, end = _span(text, ("type",))
-        else:
-            start, end = _span(text, violation.path)
-        issues.append(
-            Issue(
-                "PI200",
-                Severity.ERROR,
-                start,
-                end,
-                f"{violation.message} ({name} schema v{ctx.version}); pi may misread this entry",
-                {"path": list(violation.path)},
+            start, end = _span(text, path, want_key=True) if path else _span(text, ("type",))
+            where = _owner(name, info.value, path)
+            what = f"{where} has no '{violation.missing}'"
+            graded = schema_info.consequence(
+                key, name, (*path, violation.missing), info.value, missing=True
             )
-        )
+        else:
+            start, end = _span(text, path)
+            where = _owner(name, info.value, path[:-1], by_role=path != ("message", "role"))
+            field = path[-1] if path else None
+            what = f"{where} {_field(field)} {violation.problem}" if path else (
+                f"{where} {violation.problem}"
+            )
+            graded = schema_info.consequence(key, name, path, info.value)
+        if graded is None or graded.severity not in _SEVERITIES:
+            severity = CODES["PI200"].severity
+            message = f"{what} ({name} schema v{ctx.version}); pi may misread this entry"
+        else:
+            severity = _SEVERITIES[graded.severity]
+            message = f"{what}; {graded.text}"
+        issues.append(Issue("PI200", severity, start, end, message, {"path": list(path)}))
+
+
+def _owner(name: str, value: Any, path: tuple[str | int, ...], by_role: bool = True) -> str:
+    """The object at ``path`` in a line, for a message: "assistant message usage.cost".
+
+    Inside a message entry's message the role names it, unless ``by_role`` is False (the
+    role itself is at fault).
+    """
+    message = value.get("message") if isinstance(value, dict) else None
+    if name == "message" and path[:1] == ("message",) and isinstance(message, dict):
+        role = message.get("role")
+        label = f"{role} message" if by_role and isinstance(role, str) else "message"
+        path = path[1:]
+    else:
+        label = "session header" if name == "header" else f"{name} entry"
+    dotted = _dotted(path)
+    return f"{label} {dotted}" if dotted else label
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for item in path:
+        out += f"[{item}]" if isinstance(item, int) else (f".{item}" if out else item)
+    return out
+
+
+def _field(item: str | int | None) -> str:
+    return f"item {item}" if isinstance(item, int) else f"'{item}'"

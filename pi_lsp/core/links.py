@@ -1,15 +1,19 @@
 """Link analysis: build the entry tree and check every reference between entries.
 
 Covers ids and parents (PI400-PI403), compaction/label/branch-summary references
-(PI410-PI413) and tool calls against tool results (PI420-PI422). Everything is linear
+(PI410-PI413), context edits (PI414-PI415), tool calls against tool results
+(PI420-PI422) and the pairing of calls and results in the context pi sends
+(PI423-PI425, :mod:`pi_lsp.core.pairing`). Everything is linear
 in the number of entries: ancestor questions use the tree's Euler-tour numbering.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from . import context_edits
 from .findings import Finding, Related, Severity
 from .lines import Kind, LineInfo
 from .tree import Tree, build
@@ -52,9 +56,80 @@ def check(a: Analysis) -> None:
     if a.version == 1:
         _check_v1(a)
     else:
+        _check_unlinked(a)
         _check_ids(a)
         _check_references(a)
     _check_tools(a)
+    from . import pairing  # it builds pi's context, which needs the finished analysis types
+
+    a.findings.extend(pairing.check(a, {(f.span.line, f.code) for f in a.findings}))
+
+
+def _entries_before(a: Analysis, line: int) -> str:
+    """"the 3 entries before it": how many entries precede ``line`` in the file."""
+    n = bisect.bisect_left(a.tree.entries, line)
+    return f"the {n} entr{'y' if n == 1 else 'ies'} before it"
+
+
+def _check_unlinked(a: Analysis) -> None:
+    """PI300: entries without an ``id`` or ``parentId`` key (pi does not migrate v2+ files).
+
+    pi reads a missing parentId as null (the entry is a root); an entry without id can be
+    no one's parent, and as the last entry it leaves pi without a leaf id, so pi writes
+    the next entry without a parentId.
+    """
+    tree = a.tree
+    last = tree.entries[-1] if tree.entries else None
+    for n, line in enumerate(tree.entries):
+        obj = a.infos[line].obj
+        missing = [k for k in ("id", "parentId") if k not in obj]
+        if not missing:
+            continue
+        says: list[str] = []
+        severity = Severity.ERROR
+        if "parentId" in missing:
+            if n == 0:
+                severity = Severity.INFORMATION
+                says.append(
+                    "pi reads a missing parentId as null, so this first entry is the root, as "
+                    "it would be anyway: nothing is lost"
+                )
+            else:
+                active = line in tree.active_set
+                severity = Severity.ERROR if active else Severity.WARNING
+                says.append(
+                    "pi reads a missing parentId as null, so this entry becomes a root: "
+                    f"{_entries_before(a, line)} leave the context "
+                    + ("pi resumes with" if active else "of its branch")
+                )
+        if "id" in missing:
+            severity = Severity.ERROR
+            if line != last:
+                says.append(
+                    "with no id, no entry can name it as its parent, so pi never reaches it "
+                    "from the leaf: it is left out of the model's context"
+                )
+            elif "parentId" in missing:
+                says.append(
+                    "with no id it also leaves pi no leaf id, so pi writes the next entry "
+                    "without a parentId either"
+                )
+            else:
+                says.append(
+                    "pi resumes on it as the last entry, but with no id it leaves pi no leaf "
+                    "id, so pi writes the next entry without a parentId: after the next turn "
+                    "everything before it drops out of the context"
+                )
+        names = " and ".join(f"'{k}'" for k in missing)
+        a.findings.append(
+            Finding(
+                "PI300",
+                severity,
+                a.span_of(line, ("type",)),
+                f"entry has no {names}; " + "; ".join(says),
+                data={"missing": missing},
+            )
+        )
 
 
 def _first_lines(a: Analysis) -> dict[str, int]:
@@ -88,16 +163,7 @@ def _check_ids(a: Analysis) -> None:
             continue
         target = tree.ids.get(ref)
         if target is None:
-            a.findings.append(
-                Finding(
-                    "PI400",
-                    Severity.ERROR,
-                    a.span_of(line, ("parentId",)),
-                    f"parentId '{ref}' names no entry in this file; pi stops the path here, so "
-                    "everything before this entry drops out of the model's context",
-                    data={"parentId": ref},
-                )
-            )
+            a.findings.append(_dangling_parent(a, line, ref))
         elif line in tree.cycle:
             nxt = tree.parent.get(line)
             related = (
@@ -128,8 +194,33 @@ def _check_ids(a: Analysis) -> None:
             )
 
 
+def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
+    """PI400: pi makes the entry a root; that loses something only when entries precede it."""
+    header = " (it is the session header's id, and the header is no entry)"
+    named = header if ref == a.header.get("id") else ""
+    if a.tree.entries and a.tree.entries[0] == line:
+        return Finding(
+            "PI400",
+            Severity.INFORMATION,
+            a.span_of(line, ("parentId",)),
+            f"parentId '{ref}' names no entry in this file{named}; pi makes this entry a root, "
+            "and as the first entry it is the root anyway: nothing is lost",
+            data={"parentId": ref},
+        )
+    return Finding(
+        "PI400",
+        Severity.ERROR,
+        a.span_of(line, ("parentId",)),
+        f"parentId '{ref}' names no entry in this file{named}; pi stops the path here, so "
+        f"{_entries_before(a, line)} drop out of the model's context",
+        data={"parentId": ref},
+    )
+
+
 def _check_references(a: Analysis) -> None:
     tree = a.tree
+    comps = context_edits.compactions(a)
+    forked = isinstance(a.header.get("parentSession"), str)
     for line in tree.entries:
         obj = a.infos[line].obj
         etype = obj.get("type")
@@ -150,15 +241,81 @@ def _check_references(a: Analysis) -> None:
         elif etype == "branch_summary":
             ref = obj.get("fromId")
             if isinstance(ref, str) and ref != "root" and ref not in tree.ids:
-                a.findings.append(
-                    Finding(
-                        "PI412",
-                        Severity.WARNING,
-                        a.span_of(line, ("fromId",)),
-                        f"branch_summary fromId '{ref}' names no entry (and is not \"root\"); "
-                        "the summary no longer says which branch it abandoned",
-                    )
-                )
+                a.findings.append(_dangling_from_id(a, line, ref, forked))
+        elif etype == "context_edit":
+            _check_context_edit(a, line, comps)
+
+
+def _dangling_from_id(a: Analysis, line: int, ref: str, forked: bool) -> Finding:
+    """PI412; information in a fork, where pi's createBranchedSession leaves it behind."""
+    span = a.span_of(line, ("fromId",))
+    if forked:
+        return Finding(
+            "PI412",
+            Severity.INFORMATION,
+            span,
+            f"branch_summary fromId '{ref}' names no entry in this file: this session was forked "
+            "(parentSession), and the abandoned branch stayed in the original; pi does not "
+            "read fromId to build the context, so nothing is lost",
+        )
+    return Finding(
+        "PI412",
+        Severity.WARNING,
+        span,
+        f"branch_summary fromId '{ref}' names no entry (and is not \"root\"); the summary no "
+        "longer says which branch it abandoned",
+    )
+
+
+_NO_EFFECT = {
+    "off-path": "its target is not on this edit's path (pi applies an edit only to the "
+    "entries of the branch that holds it), so pi ignores it",
+    "summarised": "its target lies before the kept range of the newest compaction on this "
+    "path, so the target is no longer in the context and pi ignores the edit (harmless: pi's "
+    "own appendContextEdit accepts such a target)",
+    "no-message": "its target adds no message to the context (pi edits only entries the model "
+    "sees), so pi ignores it",
+    "not-editable": "pi replaces the content of user, assistant, tool-result and custom "
+    "messages only; this target keeps its content (only replacement: null would omit it)",
+}
+
+
+def _check_context_edit(a: Analysis, line: int, comps: list[int]) -> None:
+    found = context_edits.effect(a, line, comps)
+    if found is None or found.action != "none":
+        return
+    ref = found.target_id
+    if found.reason == "missing":
+        a.findings.append(
+            Finding(
+                "PI414",
+                Severity.WARNING,
+                a.span_of(line, ("targetId",)),
+                f"context_edit targetId '{ref}' names no entry; pi ignores the edit",
+                data={"targetId": ref},
+            )
+        )
+        return
+    assert found.target is not None
+    related = [Related(a.span_of(found.target, ("id",)), "the entry it edits")]
+    if found.compaction is not None:
+        related.append(
+            Related(a.span_of(found.compaction, ("firstKeptEntryId",)), "the compaction's kept range")
+        )
+    key = ("replacement",) if found.reason == "not-editable" else ("targetId",)
+    # pi's appendContextEdit refuses every other case, so only this one can come from pi
+    severity = Severity.INFORMATION if found.reason == "summarised" else Severity.WARNING
+    a.findings.append(
+        Finding(
+            "PI415",
+            severity,
+            a.span_of(line, key),
+            f"context_edit of '{ref}' (line {found.target + 1}) has no effect: "
+            + _NO_EFFECT[found.reason],
+            tuple(related),
+            data={"targetId": ref, "reason": found.reason},
+        )
+    )
 
 
 def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:

@@ -3,8 +3,9 @@
 Linear runs stay flat. At a branch point the run continues with the child on the active
 path (or the newest child when the active path does not pass there), and every other
 child becomes a nested ``branch`` node under the branch point holding its own run. Names
-come from entry titles, labels and the session name; the leaf is marked. At most ``cap``
-entries are listed, followed by a notice node saying how many were left out.
+come from entry titles, labels and the session name; the leaf is marked. ``usage``
+entries are hidden, as pi 1.6 hides them from its tree (unless one is the leaf). At most
+``cap`` entries are listed, followed by a notice node saying how many were left out.
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ def outline(a: Analysis, cap: int) -> list[OutlineNode]:
         while line not in listed and len(listed) < cap:
             listed.add(line)
             node = _entry_node(a, line, marks.get(line), line)
-            target.append(node)
+            hidden = a.infos[line].obj.get("type") == "usage" and line != tree.leaf
+            if not hidden:
+                target.append(node)
             kids = [k for k in tree.children.get(line, ()) if k not in tree.cycle]
             if not kids:
                 break
@@ -105,7 +108,10 @@ def outline(a: Analysis, cap: int) -> list[OutlineNode]:
                     kid,
                     ends.get(kid, kid),
                 )
-                (node.children if depth < MAX_NEST else top).append(group)
+                if depth >= MAX_NEST:
+                    top.append(group)
+                else:  # a hidden usage entry's side branches hang where it would have been
+                    (target if hidden else node.children).append(group)
                 pending.append((group.children, kid, depth + 1))
             tasks.extend(reversed(pending))
             line = main

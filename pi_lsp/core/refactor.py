@@ -5,17 +5,19 @@ a fresh 8-hex id, the current time (``toISOString``) and ``parentId`` = the curr
 (the last entry), unless the operation says otherwise; keys are in pi's order and values
 serialised as ``JSON.stringify`` does, so the new line is what pi would have written.
 
-- :func:`branch` is ``branchWithSummary(entryId, summary)``: a ``branch_summary`` child of
-  the entry, whose ``fromId`` is the leaf being left (``"root"`` when there is none).
-  pi 0.73.1's code writes the branched-from entry there instead; its own documentation
-  ("Entry we navigated from"), later versions and the seeds use the leaf, as here.
+- :func:`branch` is pi 1.6's ``branchWithSummary(entryId, summary)``: a ``branch_summary``
+  child of the entry, whose ``fromId`` is the leaf being left (``"root"`` when there is
+  none). pi 0.73.1's code wrote the branched-from entry there instead; its own
+  documentation ("Entry we navigated from"), pi 1.x and the seeds use the leaf, as here.
 - :func:`label` is ``appendLabelChange`` (a missing label clears it), :func:`name`
   ``appendSessionInfo`` (the name trimmed).
-- :func:`fork` is ``createBranchedSession``: the root → entry path without label
-  entries, each ``parentId`` relinked to the previous kept entry, under a new v3 header
-  with ``parentSession``, then the labels of path entries re-created at the end. Lines
-  are copied byte for byte except a relinked ``parentId`` value. v1/v2 files are forked
-  from their migrated form, as pi migrates on load.
+- :func:`fork` is pi 1.6's ``createBranchedSession``: the root → entry path without label
+  entries, each ``parentId`` relinked to the previous kept entry (a compaction whose
+  ``firstKeptEntryId`` named a dropped label names the entry after it), under a new v3
+  header with ``parentSession``, then the labels of path entries re-created at the end.
+  Lines are copied byte for byte except a relinked ``parentId`` or ``firstKeptEntryId``
+  value. v1/v2 files are forked from their migrated form, as pi migrates on load. (pi
+  0.73.1 dropped the labels without relinking, leaving dangling parents.)
 
 They need a v2/v3 file with ids (pi migrates v1 before anything else; so must the user).
 """
@@ -195,14 +197,35 @@ def fork(
     path = b.tree.path_to(target)
     if b.tree.parent.get(path[0]) is not None:
         raise RefactorError("the entry's parent chain is a cycle; pi would hang on it")
-    kept = [line for line in path if b.infos[line].obj.get("type") != "label"]
+    kept: list[int] = []
+    replaced: dict[Any, Any] = {}  # dropped label id -> the id of the next kept entry
+    pending: list[Any] = []
+    for line in path:
+        obj = b.infos[line].obj
+        if obj.get("type") == "label":
+            pending.append(obj.get("id"))
+            continue
+        replaced.update((label_id, obj.get("id")) for label_id in pending)
+        pending.clear()
+        kept.append(line)
     lines: list[str] = []
     previous: str | None = None
     for line in kept:
         obj = b.infos[line].obj
         text = b.lines[line]
+        pairs = []
         if obj.get("parentId", UNDEFINED) != previous:
-            text = apply_edits(text, _relink(text, previous))
+            pairs.append(("parentId", js_stringify(previous)))
+        first_kept = obj.get("firstKeptEntryId")
+        if (
+            obj.get("type") == "compaction"
+            and isinstance(first_kept, str)
+            and first_kept != obj.get("id")
+            and first_kept in replaced
+        ):
+            pairs.append(("firstKeptEntryId", js_stringify(replaced[first_kept])))
+        if pairs:
+            text = apply_edits(text, set_members(text, 0, pairs, after="type"))
         lines.append(text)
         previous = obj.get("id")
     moment = now or datetime.datetime.now(datetime.UTC)
@@ -239,10 +262,6 @@ def fork(
         parent = new
     text = "\n".join([js_stringify(header), *lines, *label_lines]) + "\n"
     return Fork(file_name(stamp, ident), ident, text, len(kept), len(label_lines))
-
-
-def _relink(text: str, parent: str | None) -> list[TextEdit]:
-    return set_members(text, 0, [("parentId", js_stringify(parent))], after="type")
 
 
 def fork_path(source_path: str, fork_result: Fork) -> str:

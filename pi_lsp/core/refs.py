@@ -1,7 +1,7 @@
 """References between lines: link sites, where each points, and the reverse index.
 
 A *site* is a link value inside a line: ``parentId``, compaction ``firstKeptEntryId``
-(v1: ``firstKeptEntryIndex``), label ``targetId``, branch_summary ``fromId``, toolResult
+(v1: ``firstKeptEntryIndex``), label and context_edit ``targetId``, branch_summary ``fromId``, toolResult
 ``message.toolCallId`` and header ``parentSession``. Targets resolve the way pi resolves
 them (and the way :mod:`pi_lsp.core.links` checks them): ids by the tree's index (the
 last entry with an id wins), tool calls by id preferring calls on the result's path, v1
@@ -27,7 +27,7 @@ from .migrate import parsed_lines
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),
     "firstKeptEntryId": ("compaction",),
-    "targetId": ("label",),
+    "targetId": ("label", "context_edit"),
     "fromId": ("branch_summary",),
 }
 """Top-level fields that hold an entry id, and the entry types they belong to (() = all)."""

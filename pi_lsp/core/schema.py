@@ -95,14 +95,15 @@ def validator(key: str, name: str) -> Draft202012Validator | None:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One schema violation: ``path`` to the offending value and a readable message.
+    """One schema violation: ``path`` to the offending value and what is wrong with it.
 
-    ``missing`` names a required property that is absent (then ``path`` is its parent).
-    ``description`` is the schema's description of the offending property, if any.
+    ``missing`` names a required property that is absent (then ``path`` is its parent and
+    ``problem`` is empty); otherwise ``problem`` says what the value at ``path`` should be,
+    without naming it (e.g. "must be a number, not a string").
     """
 
     path: tuple[str | int, ...]
-    message: str
+    problem: str
     missing: str | None = None
 
 
@@ -120,21 +121,19 @@ def _describe(error: ValidationError) -> Violation:
     validator_kind = error.validator
     if validator_kind == "required":
         missing = str(error.message.split("'")[1]) if "'" in error.message else None
-        return Violation(path, f"required property '{missing}' is missing", missing)
-    where = ".".join(str(p) for p in path) or "entry"
+        if missing is not None:
+            return Violation(path, "", missing)
     if validator_kind == "enum":
         allowed = ", ".join(repr(v) for v in error.validator_value)
-        return Violation(path, f"'{where}' must be one of {allowed}, not {_short(error.instance)}")
+        return Violation(path, f"must be one of {allowed}, not {_short(error.instance)}")
     if validator_kind == "const":
-        return Violation(path, f"'{where}' must be {error.validator_value!r}")
+        return Violation(path, f"must be {error.validator_value!r}")
     if validator_kind == "type":
         expected = error.validator_value
         if isinstance(expected, list):
             expected = " or ".join(expected)
-        return Violation(
-            path, f"'{where}' must be {_article(str(expected))}, not {_kind(error.instance)}"
-        )
-    return Violation(path, f"'{where}': {error.message[:200]}")
+        return Violation(path, f"must be {_article(str(expected))}, not {_kind(error.instance)}")
+    return Violation(path, f"is invalid: {error.message[:200]}")
 
 
 def _article(kind: str) -> str:
@@ -187,11 +186,11 @@ def validate(key: str, name: str, value: Any, limit: int = 5) -> list[Violation]
 
 def _collect(check: Draft202012Validator, value: Any, limit: int) -> list[Violation]:
     out: list[Violation] = []
-    seen: set[tuple[tuple[str | int, ...], str]] = set()
+    seen: set[tuple[tuple[str | int, ...], str, str | None]] = set()
     for error in check.iter_errors(value):
         for leaf in _leaves(error):
             violation = _describe(leaf)
-            marker = (violation.path, violation.message)
+            marker = (violation.path, violation.problem, violation.missing)
             if marker in seen:
                 continue
             seen.add(marker)

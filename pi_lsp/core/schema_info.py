@@ -1,15 +1,22 @@
-"""Read-only questions to the JSON Schemas: a property's description and allowed values.
+"""Read-only questions to the JSON Schemas: a property's description, allowed values, and
+what pi does when it is wrong.
 
-Unlike validation, these walk the schema by hand: ``$ref``, ``properties``, ``items``,
-``allOf`` and ``if``/``then`` branches. When the instance is known, an ``if`` whose
-``const`` conditions do not match it is skipped, so an assistant message's ``content``
-is described by the assistant branch and not by the first branch that has a ``content``.
-Without an instance (a line being typed), every branch is considered.
+Unlike validation, these walk the schema by hand: ``$ref``, ``properties``,
+``additionalProperties``, ``items``, ``allOf`` and ``if``/``then`` branches. When the instance
+is known, an ``if`` whose ``const`` conditions do not match it is skipped, so an assistant
+message's ``content`` is described by the assistant branch and not by the first branch that
+has a ``content``. Without an instance (a line being typed), every branch is considered.
+
+Consequences are the schema's own annotations (see :func:`consequence`): a property node (or
+the definition it refers to) carries ``x-pi-consequence`` = ``{"severity", "text"}``, what
+pi 1.6 does when the value there is wrong, and may carry ``x-pi-consequence-if-missing``
+for a required property that is absent, when that costs something else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from . import schema
@@ -56,6 +63,8 @@ def _children(root: dict[str, Any], node: Any, item: PathItem, instance: Any) ->
             yield node["items"]
     elif isinstance(node.get("properties"), dict) and item in node["properties"]:
         yield node["properties"][item]
+    elif isinstance(node.get("additionalProperties"), dict):
+        yield node["additionalProperties"]
     for key in ("allOf", "anyOf", "oneOf"):
         for branch in node.get(key, []):
             yield from _children(root, branch, item, instance)
@@ -73,25 +82,59 @@ def _step(instance: Any, item: PathItem) -> Any:
     return _MISSING
 
 
+def _pairs(
+    key: str, name: str, path: tuple[PathItem, ...], instance: Any
+) -> list[tuple[Any, Any]]:
+    """``(node as written, node with $ref resolved)`` for every node that describes ``path``."""
+    root = schema.load_schema(key)
+    top = schema.definition(key, name)
+    current: list[tuple[Any, Any]] = [(top, _resolve(root, top))]
+    for item in path:
+        found: list[tuple[Any, Any]] = []
+        for _, node in current:
+            for child in _children(root, node, item, instance):
+                resolved = _resolve(root, child)
+                if resolved is not None and all(resolved is not f for _, f in found):
+                    found.append((child, resolved))
+        current = found
+        instance = _step(instance, item)
+        if not current:
+            return []
+    return [(raw, node) for raw, node in current if node is not None]
+
+
 def nodes(key: str, name: str, path: tuple[PathItem, ...], instance: Any = _MISSING) -> list[Any]:
     """The schema nodes of ``$defs/name`` in schema ``key`` that describe ``path``.
 
     ``instance`` is the whole line's value when known; it selects ``if``/``then`` branches.
     """
-    root = schema.load_schema(key)
-    current: list[Any] = [schema.definition(key, name)]
-    for item in path:
-        found: list[Any] = []
-        for node in current:
-            for child in _children(root, node, item, instance):
-                resolved = _resolve(root, child)
-                if resolved is not None and all(resolved is not f for f in found):
-                    found.append(resolved)
-        current = found
-        instance = _step(instance, item)
-        if not current:
-            return []
-    return [_resolve(root, n) for n in current if n is not None]
+    return [node for _, node in _pairs(key, name, path, instance)]
+
+
+@dataclass(frozen=True, slots=True)
+class Consequence:
+    """What pi does with a wrong value: ``severity`` is error, warning or information."""
+
+    severity: str
+    text: str
+
+
+def consequence(
+    key: str, name: str, path: tuple[PathItem, ...], instance: Any, missing: bool = False
+) -> Consequence | None:
+    """What pi does when the value at ``path`` is wrong (``missing``: absent), if graded.
+
+    The annotation next to a ``$ref`` wins over the one on the definition it refers to;
+    for a missing value, ``x-pi-consequence-if-missing`` wins over ``x-pi-consequence``.
+    """
+    keywords = ("x-pi-consequence-if-missing", "x-pi-consequence") if missing else ("x-pi-consequence",)
+    for raw, node in _pairs(key, name, path, instance):
+        for where in (raw, node):
+            for keyword in keywords:
+                grade = where.get(keyword) if isinstance(where, dict) else None
+                if isinstance(grade, dict):
+                    return Consequence(str(grade.get("severity")), str(grade.get("text")))
+    return None
 
 
 def description(
@@ -133,3 +176,30 @@ def line_kinds(key: str) -> list[str]:
         if isinstance(value, str) and value not in out:
             out.append(value)
     return out
+
+
+SINCE = "x-pi-since"
+"""Annotation keyword on a definition or property: the pi version that introduced it."""
+
+
+def since(key: str, obj: Any) -> str | None:
+    """The pi version that introduced the kind of entry ``obj`` (its type's definition, or
+    for a message the definition its role selects), when the schema annotates it."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        return None
+    name = obj["type"]
+    if not schema.has_definition(key, name):
+        return None
+    root = schema.load_schema(key)
+    found: list[Any] = [schema.definition(key, name)]
+    message = obj.get("message")
+    if name == "message" and isinstance(message, dict):
+        for node in nodes(key, name, ("message",), obj):
+            for branch in node.get("allOf", []) if isinstance(node, dict) else []:
+                if isinstance(branch, dict) and "then" in branch and _matches(branch.get("if"), message):
+                    found.append(_resolve(root, branch["then"]))
+    for node in reversed(found):
+        value = node.get(SINCE) if isinstance(node, dict) else None
+        if isinstance(value, str):
+            return value
+    return None

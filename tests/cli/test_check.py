@@ -29,7 +29,7 @@ MANY = BROKEN / "many-problems.jsonl"
 CLEAN = FIXED / "pi400-dangling-parent.jsonl"
 WARNING_ONLY = BROKEN / "pi103-v2-not-migrated.jsonl"
 INFO_ONLY = BROKEN / "pi005-blank-lines.jsonl"
-HINT_ONLY = BROKEN / "pi104-file-name-uuid_ffffffff-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
+HINT_ONLY = BROKEN / "2026-03-01T10-00-00-000Z_ffffffff-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"
 EMOJI = BROKEN / "pi400-after-emoji.jsonl"
 RELATED = BROKEN / "pi403-parent-on-later-line.jsonl"
 

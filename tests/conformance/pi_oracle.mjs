@@ -1,19 +1,24 @@
 #!/usr/bin/env node
-// pi_oracle.mjs — a small CLI around pi's own session code
-// (@mariozechner/pi-coding-agent@0.73.1, dist/core/session-manager.js), so that
-// Python tests can compare pi-lsp with what pi itself does.
+// pi_oracle.mjs — a small CLI around pi's own session code, so that Python tests can
+// compare pi-lsp with what pi itself does. Two pi releases are supported:
+//   @mariozechner/pi-coding-agent@0.73.1   (Node 18+; reads a file with readFileSync +
+//                                          parseSessionEntries: trim, split on "\n")
+//   @earendil-works/pi-coding-agent@1.6.0  (Node 22+; reads a file with loadEntriesFromFile:
+//                                          line by line, no trim; buildSessionProjection)
 //
 // Module resolution: ESM ignores NODE_PATH, so pi is imported by file URL from
 // a node_modules directory given by $PI_LSP_PI_MODULES (a node_modules dir, or a
 // prefix dir containing node_modules/), else
-// ${XDG_CACHE_HOME:-~/.cache}/pi-lsp/npm/node_modules (where pi_install.py puts it).
+// ${XDG_CACHE_HOME:-~/.cache}/pi-lsp/npm/node_modules (where pi_install.py puts 0.73.1).
+// The package in it is $PI_LSP_PI_PACKAGE when set, else whichever of the two is there.
 //
 // Subcommands (each prints exactly one JSON document on stdout):
 //
 //   load FILE [--leaf ID | --leaf-null]
-//     The file is read as pi reads it: readFileSync(utf8) -> parseSessionEntries ->
-//     migrateSessionEntries (in place) -> buildSessionContext(entries without the
-//     header, leafId). Output:
+//     The file is read as pi reads it (0.73.1: readFileSync(utf8) -> parseSessionEntries;
+//     1.6: loadEntriesFromFile on a copy, since it appends a missing final newline) ->
+//     migrateSessionEntries (in place) -> buildSessionContext (1.6: buildSessionProjection)
+//     (entries without the header, leafId). Output:
 //     { pi_version, pi_accepts,            // pi_accepts: first entry is {type:"session", id:string}
 //                                          //   (else SessionManager.open() would start afresh)
 //       version_before, version_after,     // header?.version ?? 1 before; header version after
@@ -35,8 +40,13 @@
 //                               stopReason?, toolCallIds?, //   (assistant)
 //                               command?,                  //   (bashExecution)
 //                               content_types,             // block types, "string", or null
-//                               text_prefix} ],            // first text block / string content
+//                               text_prefix,               // first text block / string content
+//                               text} ],                   // convertToLlm + pi-ai contentText;
+//                                                          //   null when convertToLlm drops it
+//                  entry_lines: [line, ...],               // 1.6: buildContextEntries' entries
 //                  thinkingLevel, model: {provider, modelId} | null },
+//       sent: [ {role, line, toolCallId?, toolCallIds?, synthetic?} ]  // pi-ai transformMessages
+//                                          //   over convertToLlm(context): what the provider gets
 //       error? : {stage: "migrate"|"context", name, message} }   // pi threw (context: null);
 //                                                                 // name "Hang" = parentId cycle
 //     "line" is 0-based and counts "\n" only (pi splits on "\n"; "\r\n" works since
@@ -54,11 +64,16 @@
 //     written=false when the path has no assistant message (pi defers the write; the
 //     entries then come from memory, line = index). A pi exception: {..., error}.
 //
-//   write-sample OUTDIR [--cwd CWD] [--with-reset]
+//   write-sample OUTDIR [--cwd CWD] [--with-reset] [--seed N]
 //     Writes a session with pi's SessionManager: tool calls/results (one isError),
 //     thinking, an image, two branches (branch, branchWithSummary), labels set and
 //     cleared, session_info, custom + custom_message entries, bashExecution, model and
 //     thinking changes, a compaction, an aborted message; --with-reset adds a second root.
+//     With pi 1.6 also: system messages (a full prompt, then patches that remove a section
+//     and add/remove tools), usage entries, context edits (omit and replace, on user,
+//     assistant, tool-result and custom-message entries), thinking level "max", a
+//     compaction that keeps a range and one that keeps none (both with a checkpoint);
+//     --seed N varies the shape (turn counts, where edits, branches and compactions go).
 //     Output: { pi_version, path, id, leafId, entry_count, ids: {name: id} }
 //
 //   time FILE [--repeat N]
@@ -79,7 +94,7 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
-const PI_PACKAGE = "@mariozechner/pi-coding-agent";
+const PI_PACKAGES = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"];
 const PREFIX_CODEPOINTS = 80;
 
 class OracleError extends Error {}
@@ -100,23 +115,35 @@ function candidateModuleDirs() {
 	return out;
 }
 
+function wantedPackages() {
+	const env = process.env.PI_LSP_PI_PACKAGE;
+	return env ? [env] : PI_PACKAGES;
+}
+
 export function findPiModules() {
 	for (const dir of candidateModuleDirs()) {
-		if (existsSync(join(dir, PI_PACKAGE, "package.json"))) return resolve(dir);
+		for (const name of wantedPackages()) {
+			if (existsSync(join(dir, name, "package.json"))) return { modules: resolve(dir), name };
+		}
 	}
 	return null;
+}
+
+async function importIfThere(path) {
+	return existsSync(path) ? await import(pathToFileURL(path).href) : null;
 }
 
 let piCache = null;
 async function loadPi() {
 	if (piCache) return piCache;
-	const modules = findPiModules();
-	if (!modules) {
+	const found = findPiModules();
+	if (!found) {
 		throw new OracleError(
-			`cannot find ${PI_PACKAGE}; set PI_LSP_PI_MODULES to a node_modules directory (tried ${candidateModuleDirs().join(", ")})`,
+			`cannot find ${wantedPackages().join(" or ")}; set PI_LSP_PI_MODULES to a node_modules directory (tried ${candidateModuleDirs().join(", ")})`,
 		);
 	}
-	const pkgDir = join(modules, PI_PACKAGE);
+	const { modules, name } = found;
+	const pkgDir = join(modules, name);
 	const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
 	// Import the session module directly (the package index pulls in the whole
 	// agent and costs ~1.5 s; this file is what the index re-exports).
@@ -124,11 +151,38 @@ async function loadPi() {
 	const sm = existsSync(smPath)
 		? await import(pathToFileURL(smPath).href)
 		: await import(pathToFileURL(join(pkgDir, pkg.main || "dist/index.js")).href);
-	for (const name of ["parseSessionEntries", "migrateSessionEntries", "buildSessionContext", "SessionManager"]) {
-		if (typeof sm[name] !== "function") throw new OracleError(`pi module does not export ${name}`);
+	for (const fn of ["parseSessionEntries", "migrateSessionEntries", "buildSessionContext", "SessionManager"]) {
+		if (typeof sm[fn] !== "function") throw new OracleError(`pi module does not export ${fn}`);
 	}
-	piCache = { sm, version: pkg.version, modules, pkgDir };
+	const messages = await importIfThere(join(pkgDir, "dist", "core", "messages.js"));
+	// pi-ai sits beside the agent (its scope is the agent's): 1.x keeps transformMessages
+	// in dist/api/, 0.x in dist/providers/.
+	const aiDir = join(modules, name.split("/")[0], "pi-ai", "dist");
+	const transform =
+		(await importIfThere(join(aiDir, "api", "transform-messages.js"))) ??
+		(await importIfThere(join(aiDir, "providers", "transform-messages.js")));
+	const text = await importIfThere(join(aiDir, "utils", "text.js"));
+	piCache = {
+		sm,
+		version: pkg.version,
+		modules,
+		pkgDir,
+		// pi 1.x: line-by-line loader and the session projection
+		projection: typeof sm.buildSessionProjection === "function",
+		convertToLlm: messages?.convertToLlm ?? null,
+		transformMessages: transform?.transformMessages ?? null,
+		contentText: text?.contentText ?? contentTextFallback,
+	};
 	return piCache;
+}
+
+/** pi-ai's contentText, for pi-ai releases that do not export it (0.x). */
+function contentTextFallback(content, separator = "\n") {
+	if (typeof content === "string") return content;
+	return content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text)
+		.join(separator);
 }
 
 // ---------------------------------------------------------------------------
@@ -177,6 +231,52 @@ function parsedEntryLines(content) {
 		}
 	}
 	return out;
+}
+
+/**
+ * Physical line (0-based) of every entry pi 1.6's loadEntriesFromFile keeps: the file is
+ * split on "\n" with no trim, and a line is kept when it is not blank and JSON.parse
+ * gives a truthy value (parseSessionEntryLine + `if (entry)`).
+ */
+function loaderLines(content) {
+	const out = [];
+	const lines = content.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		if (!lines[i].trim()) continue;
+		let entry;
+		try {
+			entry = JSON.parse(lines[i]);
+		} catch {
+			continue;
+		}
+		if (entry) out.push(i);
+	}
+	return out;
+}
+
+/** A scratch copy of content, for pi functions that write to the file they read. */
+function withScratchFile(content, fn) {
+	const dir = mkdtempSync(join(tmpdir(), "pi-oracle-"));
+	try {
+		const file = join(dir, "session.jsonl");
+		writeFileSync(file, content);
+		return fn(file);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** The entries pi reads from a file's content, their physical lines, and whether pi accepts it. */
+function readEntries(pi, content) {
+	if (pi.projection) {
+		const entries = withScratchFile(content, (file) => pi.sm.loadEntriesFromFile(file));
+		const lines = entries.length ? loaderLines(content) : [];
+		return { entries, lines, accepts: entries.length > 0 };
+	}
+	const entries = pi.sm.parseSessionEntries(content);
+	const first = entries[0];
+	const accepts = !!first && typeof first === "object" && first.type === "session" && typeof first.id === "string";
+	return { entries, lines: parsedEntryLines(content), accepts };
 }
 
 function jsonType(v) {
@@ -334,11 +434,66 @@ function errorInfo(stage, err) {
 	return { stage, name: err?.name ?? "Error", message: String(err?.message ?? err) };
 }
 
-/** parse + migrate + buildSessionContext on a string, the way SessionManager does it. */
+/** What pi sends for one context message: convertToLlm, then contentText; null when dropped. */
+function llmText(pi, message) {
+	if (!pi.convertToLlm) return null;
+	try {
+		const [converted] = pi.convertToLlm([message]);
+		return converted ? pi.contentText(converted.content ?? []) : null;
+	} catch (err) {
+		return `<pi threw: ${err?.message ?? err}>`;
+	}
+}
+
+/**
+ * pi-ai's transformMessages over convertToLlm(messages): what the provider receives.
+ * Each result names the line of its context message; synthetic results (the "No result
+ * provided" answers pi-ai adds for unanswered calls) have line null.
+ */
+function sentMessages(pi, messages, lines, model) {
+	if (!pi.convertToLlm || !pi.transformMessages) return null;
+	const converted = [];
+	messages.forEach((m, i) => {
+		for (const c of pi.convertToLlm([m])) converted.push({ message: c, line: lines[i] });
+	});
+	const target = {
+		provider: model?.provider ?? "anthropic",
+		api: "anthropic-messages",
+		id: model?.modelId ?? "oracle",
+		input: ["text", "image"],
+	};
+	let sent;
+	try {
+		sent = pi.transformMessages(converted.map((c) => c.message), target);
+	} catch (err) {
+		return { error: String(err?.message ?? err) };
+	}
+	// user, toolResult and system messages pass through as the same objects; every kept
+	// assistant message is a new object, in order (error/aborted turns are dropped)
+	const lineOfMessage = new Map(converted.map((c) => [c.message, c.line]));
+	const assistants = converted.filter(
+		(c) => c.message.role === "assistant" && c.message.stopReason !== "error" && c.message.stopReason !== "aborted",
+	);
+	let nextAssistant = 0;
+	return sent.map((m) => {
+		let line = lineOfMessage.has(m) ? lineOfMessage.get(m) : null;
+		if (m.role === "assistant") line = assistants[nextAssistant++]?.line ?? null;
+		const out = { role: m.role, line };
+		if (m.role === "toolResult") out.toolCallId = m.toolCallId ?? null;
+		if (m.role === "assistant") {
+			out.toolCallIds = Array.isArray(m.content)
+				? m.content.filter((b) => b && b.type === "toolCall").map((b) => b.id ?? null)
+				: [];
+		}
+		if (line === null && m.role === "toolResult") out.synthetic = true;
+		return out;
+	});
+}
+
+/** parse + migrate + build the context on a string, the way SessionManager does it. */
 function analyse(pi, content, { leafId, leafNull = false } = {}) {
-	const { parseSessionEntries, migrateSessionEntries, buildSessionContext } = pi.sm;
-	const entries = parseSessionEntries(content);
-	const lines = parsedEntryLines(content);
+	const { migrateSessionEntries, buildSessionContext } = pi.sm;
+	const { entries, lines, accepts } = readEntries(pi, content);
 	if (lines.length !== entries.length) {
 		throw new OracleError(`line mapping out of sync with pi (${lines.length} lines vs ${entries.length} entries)`);
 	}
@@ -346,8 +501,6 @@ function analyse(pi, content, { leafId, leafNull = false } = {}) {
 	entries.forEach((e, i) => {
 		if (e !== null && typeof e === "object") lineOf.set(e, lines[i]);
 	});
-	const first = entries[0];
-	const piAccepts = !!first && typeof first === "object" && first.type === "session" && typeof first.id === "string";
 	let versionBefore = null;
 	let error = null;
 	try {
@@ -371,7 +524,7 @@ function analyse(pi, content, { leafId, leafNull = false } = {}) {
 	}
 	const out = {
 		pi_version: pi.version,
-		pi_accepts: piAccepts,
+		pi_accepts: accepts,
 		version_before: versionBefore,
 		version_after: versionAfter,
 		entries: entries.map((e, i) => summarizeEntry(e, lines[i])),
@@ -385,17 +538,14 @@ function analyse(pi, content, { leafId, leafNull = false } = {}) {
 	}
 	try {
 		const body = entries.filter((e) => e.type !== "session");
-		let ctx;
 		let path = [];
-		if (leafNull) {
-			ctx = buildSessionContext(body, null);
-		} else {
+		if (!leafNull) {
 			const { leaf, byId } = resolveLeaf(body, leafId);
 			if (leaf) {
 				path = walkPath(leaf, byId);
+				out.leafId = leaf.id ?? null;
+				out.leafLine = lineOf.get(leaf) ?? null;
 				if (path === null) {
-					out.leafId = leaf.id ?? null;
-					out.leafLine = lineOf.get(leaf) ?? null;
 					out.error = {
 						stage: "context",
 						name: "Hang",
@@ -403,18 +553,31 @@ function analyse(pi, content, { leafId, leafNull = false } = {}) {
 					};
 					return out;
 				}
-				out.leafId = leaf.id ?? null;
-				out.leafLine = lineOf.get(leaf) ?? null;
 			}
-			ctx = buildSessionContext(body, leafId);
 		}
-		const msgLines = contextLines(ctx.messages, path, lineOf);
+		const leaf = leafNull ? null : leafId;
+		let messages;
+		let msgLines;
+		let entryLines = null;
+		let ctx;
+		if (pi.projection) {
+			ctx = pi.sm.buildSessionProjection(body, leaf);
+			messages = ctx.messages;
+			msgLines = ctx.entries.flatMap((e) => e.messages.map(() => lineOf.get(e.sourceEntry) ?? null));
+			entryLines = ctx.entries.map((e) => lineOf.get(e.sourceEntry) ?? null);
+		} else {
+			ctx = buildSessionContext(body, leaf);
+			messages = ctx.messages;
+			msgLines = contextLines(messages, path, lineOf);
+		}
 		out.path_lines = path.map((e) => lineOf.get(e) ?? null);
 		out.context = {
-			messages: ctx.messages.map((m, i) => summarizeMessage(m, msgLines[i])),
+			messages: messages.map((m, i) => ({ ...summarizeMessage(m, msgLines[i]), text: llmText(pi, m) })),
 			thinkingLevel: ctx.thinkingLevel ?? null,
 			model: ctx.model ?? null,
 		};
+		if (entryLines) out.context.entry_lines = entryLines;
+		out.sent = sentMessages(pi, messages, msgLines, ctx.model);
 	} catch (err) {
 		out.error = errorInfo("context", err);
 	}
@@ -464,22 +627,20 @@ async function cmdFork(argv) {
 		throw new OracleError("usage: fork FILE (--at ID | --at-line N) --dir OUTDIR");
 	}
 	const pi = await loadPi();
-	const { SessionManager, loadEntriesFromFile } = pi.sm;
+	const { SessionManager } = pi.sm;
 	const source = resolve(positional[0]);
 	if (!existsSync(source)) throw new OracleError(`no such file: ${source}`);
 	const outDir = resolve(opts.dir);
-	// SessionManager.open() rewrites the file in place when it migrates it (or when
-	// it has no valid header). Never let it touch the caller's file: open a copy then.
-	let opened = source;
-	let tmp = null;
-	const loaded = loadEntriesFromFile(source);
+	// SessionManager.open() rewrites the file in place when it migrates it (or when it has
+	// no valid header), and pi 1.6 appends a missing final newline: never let it touch the
+	// caller's file, open a copy.
+	const content = readFileSync(source, "utf8");
+	const { entries: loaded, lines } = readEntries(pi, content);
 	const header = loaded.find((e) => e && e.type === "session");
 	const wouldRewrite = loaded.length === 0 || (header?.version ?? 1) < pi.sm.CURRENT_SESSION_VERSION;
-	if (wouldRewrite) {
-		tmp = mkdtempSync(join(tmpdir(), "pi-oracle-"));
-		opened = join(tmp, "source.jsonl");
-		copyFileSync(source, opened);
-	}
+	const tmp = mkdtempSync(join(tmpdir(), "pi-oracle-"));
+	const opened = join(tmp, "source.jsonl");
+	copyFileSync(source, opened);
 	const out = { pi_version: pi.version, source, source_migrated_by_pi: wouldRewrite };
 	try {
 		const sm = SessionManager.open(opened, outDir);
@@ -487,7 +648,6 @@ async function cmdFork(argv) {
 		if (opts["at-line"] !== undefined) {
 			// v1 ids are random per load: address the entry by its physical line.
 			const wanted = Number.parseInt(opts["at-line"], 10);
-			const lines = parsedEntryLines(readFileSync(source, "utf8"));
 			const all = sm.fileEntries ?? [sm.getHeader(), ...sm.getEntries()];
 			const idx = lines.indexOf(wanted);
 			if (idx < 0 || idx >= all.length || !all[idx] || all[idx].type === "session") {
@@ -507,32 +667,30 @@ async function cmdFork(argv) {
 		out.written = !!path && existsSync(path);
 		out.leafId = sm.getLeafId();
 		if (out.written) {
-			let content = readFileSync(path, "utf8");
-			if (tmp) {
-				// pi would have named the (migrated) original as parent: say so.
-				const nl = content.indexOf("\n");
-				const head = JSON.parse(content.slice(0, nl));
-				if (head.parentSession === opened) {
-					head.parentSession = source;
-					content = JSON.stringify(head) + content.slice(nl);
-					writeFileSync(path, content);
-				}
+			let written = readFileSync(path, "utf8");
+			// pi would have named the original as parent: say so.
+			const nl = written.indexOf("\n");
+			const head = JSON.parse(written.slice(0, nl));
+			if (head.parentSession === opened) {
+				head.parentSession = source;
+				written = JSON.stringify(head) + written.slice(nl);
+				writeFileSync(path, written);
 			}
-			const res = analyse(pi, content);
+			const res = analyse(pi, written);
 			out.header = res.entries[0] ?? null;
 			out.entries = res.entries;
 			out.context_length = res.context ? res.context.messages.length : null;
 		} else {
 			// pi defers writing until the first assistant message; report memory.
 			const h = sm.getHeader();
-			if (tmp && h && h.parentSession === opened) h.parentSession = source;
+			if (h && h.parentSession === opened) h.parentSession = source;
 			const all = [h, ...sm.getEntries()];
 			out.header = summarizeEntry(h, 0);
 			out.entries = all.map((e, i) => summarizeEntry(e, i));
 		}
 		return out;
 	} finally {
-		if (tmp) rmSync(tmp, { recursive: true, force: true });
+		rmSync(tmp, { recursive: true, force: true });
 	}
 }
 
@@ -552,8 +710,8 @@ function usage(input, output) {
 }
 
 async function cmdWriteSample(argv) {
-	const { positional, opts } = parseArgs(argv, { cwd: "value", "with-reset": "bool" });
-	if (positional.length !== 1) throw new OracleError("usage: write-sample OUTDIR [--cwd CWD] [--with-reset]");
+	const { positional, opts } = parseArgs(argv, { cwd: "value", "with-reset": "bool", seed: "value" });
+	if (positional.length !== 1) throw new OracleError("usage: write-sample OUTDIR [--cwd CWD] [--with-reset] [--seed N]");
 	const pi = await loadPi();
 	const { SessionManager } = pi.sm;
 	const outDir = resolve(positional[0]);
@@ -576,7 +734,32 @@ async function cmdWriteSample(argv) {
 			timestamp: ts(),
 		});
 
+	// pi 1.6 only: system messages, usage entries, context edits, two kinds of compaction
+	const pi16 = pi.projection;
+	let seed = Number.parseInt(opts.seed ?? "1", 10) || 1;
+	const pick = (n) => {
+		seed = (seed * 1103515245 + 12345) % 2147483648;
+		return Math.floor((seed / 2147483648) * n);
+	};
+	const tool = (name) => ({ name, description: `${name} tool`, parameters: { type: "object", properties: {} } });
+	const system = (fields) => sm.appendMessage({ role: "system", content: "", ...fields, timestamp: ts() });
+	const usageEntry = (kind) => sm.appendUsage(kind, "anthropic", "claude-sonnet-4-5", usage(900 + pick(100), 20)).id;
+	const edit = (target, replacement) => sm.appendContextEdit(target, replacement);
+	let turn = 100;
+	const toolTurn = () => {
+		const id = `toolu_${turn++}`;
+		const a = assistant([{ type: "text", text: `Checking ${id}.` }, { type: "toolCall", id, name: "read", arguments: { path: `src/${id}.ts` } }], "toolUse");
+		const r = toolResult(id, "read", `contents of ${id}`);
+		return { a, r };
+	};
+
 	const ids = {};
+	if (pi16) {
+		ids.system0 = system({
+			sections: { preamble: "You are pi, a coding agent.", tools: "<tools>read edit write bash</tools>", cwd },
+			toolsAdded: [tool("read"), tool("edit"), tool("write"), tool("bash")],
+		});
+	}
 	ids.model = sm.appendModelChange("anthropic", "claude-sonnet-4-5");
 	ids.thinking = sm.appendThinkingLevelChange("medium");
 	ids.u1 = user("Read src/parser.ts and explain why it drops the last line.");
@@ -591,6 +774,10 @@ async function cmdWriteSample(argv) {
 	ids.r1 = toolResult("toolu_01", "read", "export function parse(text: string) {\n\treturn text.split(\"\\n\").slice(0, -1);\n}\n");
 	ids.a2 = assistant([{ type: "text", text: "The `slice(0, -1)` drops the last line even when there is no trailing newline." }]);
 	ids.label1 = sm.appendLabelChange(ids.a2, "diagnosis");
+	if (pi16) {
+		ids.usage1 = usageEntry("cache_warm");
+		ids.edit1 = edit(ids.u1, { content: "Read src/parser.ts (question shortened by a context edit)." });
+	}
 	ids.info = sm.appendSessionInfo("Parser bug hunt");
 	ids.u2 = user([
 		{ type: "text", text: "Fix it, and here is a screenshot of the failure:" },
@@ -612,12 +799,16 @@ async function cmdWriteSample(argv) {
 	ids.r2 = toolResult("toolu_02", "edit", "Successfully replaced text in src/parser.ts.", false, { diff: "-1 .slice(0, -1)\n+1 .filter(...)" });
 	ids.r3 = toolResult("toolu_03", "bash", "1 failing\n  parser keeps empty last line", true, {});
 	ids.custom = sm.appendCustomEntry("my-extension", { runs: 1 });
+	if (pi16) ids.edit2 = edit(ids.r2, { content: "Edited (output trimmed by a context edit)." });
 	ids.a4 = assistant([{ type: "text", text: "One test still fails; the empty last line is kept." }]);
 	// Branch: go back to the first answer and try a different approach.
 	sm.branch(ids.a2);
 	ids.u3 = user("Instead, rewrite parse() with a regex split.");
 	ids.modelChange = sm.appendModelChange("openai", "gpt-5.1-codex");
-	ids.thinking2 = sm.appendThinkingLevelChange("high");
+	ids.thinking2 = sm.appendThinkingLevelChange(pi16 ? "max" : "high");
+	if (pi16) {
+		ids.system1 = system({ sections: { cwd: null, skills: "<skills>lint</skills>" }, toolsAdded: [tool("grep")], toolsRemoved: [{ name: "write" }] });
+	}
 	ids.a5 = sm.appendMessage({
 		role: "assistant",
 		content: [
@@ -642,6 +833,7 @@ async function cmdWriteSample(argv) {
 		timestamp: ts(),
 	});
 	ids.customMsg = sm.appendCustomMessageEntry("my-extension", "Reminder: run the linter too.", true, { source: "hook" });
+	if (pi16 && pick(2) === 0) ids.edit3 = edit(ids.customMsg, { content: [{ type: "text", text: "Reminder (edited)." }] });
 	ids.a6 = sm.appendMessage({
 		role: "assistant",
 		content: [{ type: "text", text: "Tests pass with the regex split." }],
@@ -679,6 +871,32 @@ async function cmdWriteSample(argv) {
 	ids.u7 = user("Continue.");
 	ids.a11 = assistant([{ type: "text", text: "Added test/crlf.test.ts; all tests pass." }]);
 	ids.label3 = sm.appendLabelChange(ids.a11, "done");
+	if (pi16) {
+		for (let n = pick(3); n > 0; n--) toolTurn();
+		ids.u8 = user("Drop the debugging chatter from the context.");
+		ids.a12 = assistant([{ type: "text", text: "Understood." }]);
+		// omit a text-only exchange, or replace an assistant turn's text
+		if (pick(2) === 0) {
+			ids.edit4 = edit(ids.u8, null);
+		} else {
+			ids.edit4 = edit(ids.a12, { content: "Understood (edited)." });
+		}
+		ids.usage2 = usageEntry("summary");
+		ids.compaction2 = sm.appendCompaction("Everything so far, summarised; nothing kept.", undefined, 61000, { readFiles: [], modifiedFiles: [] });
+		ids.u9 = user("Next task: document parse().");
+		for (let n = 1 + pick(3); n > 0; n--) toolTurn();
+		ids.a13 = assistant([{ type: "text", text: "Documented." }]);
+		if (pick(2) === 0) {
+			// a later branch with a summary, then a keep-range compaction on it
+			ids.branchSummary2 = sm.branchWithSummary(ids.u9, "Tried documenting in the README instead.");
+			ids.u10 = user("Put the docs in the source instead.");
+			ids.a14 = assistant([{ type: "text", text: "Moved the docs into parser.ts." }]);
+			ids.compaction3 = sm.appendCompaction("Docs moved into the source.", ids.u10, 30000, {});
+			ids.u11 = user("Thanks.");
+			ids.a15 = assistant([{ type: "text", text: "You're welcome." }]);
+		}
+		ids.thinking3 = sm.appendThinkingLevelChange(["off", "low", "max"][pick(3)]);
+	}
 	if (opts["with-reset"]) {
 		sm.resetLeaf();
 		ids.root2 = user("Start over: a new root after a leaf reset.");

@@ -1,14 +1,17 @@
-"""pi-lsp's migration, context and fork against pi 0.73.1 itself (through pi_oracle.mjs).
+"""pi-lsp's migration, context and fork against pi itself (through pi_oracle.mjs).
+
+Each test runs against pi 0.73.1 and today's pi 1.6.0 where both read the files.
 
 - Migration: for every v1/v2 fixture, our minimally edited file gives, line by line, the
   parents, ``firstKeptEntryId`` targets, leaf and context that pi's own
   ``migrateSessionEntries`` + ``buildSessionContext`` give; apart from ids, version and
   the renamed role no content changes; and pi loads the migrated file as v3 (no
   migration) with the same result.
-- Context: ``pi-lsp context --json`` gives pi's roles and order (and thinking level,
-  model) on every fixture and from several leaves.
+- Context: ``pi-lsp context --json`` gives pi's roles, order and texts (what
+  ``convertToLlm`` sends), thinking level and model on every fixture and from several
+  leaves (pi 1.6 also on the files it wrote).
 - Fork: our fork has the entries and labels of pi's ``createBranchedSession``; parents
-  are relinked past dropped label entries (pi 0.73.1 leaves them dangling there).
+  are relinked past dropped label entries as pi 1.6 does (pi 0.73.1 left them dangling).
 - Sessions pi writes in the test (``write-sample``) analyse clean and agree too, and
   entries we append (branch, label, name) load in pi with the leaf and context we expect.
 """
@@ -31,6 +34,7 @@ from pi_lsp.core.findings import Severity
 
 MIGRATABLE = ["real-v1-compactions.jsonl", "real-v1-large.jsonl", "pi-v2-hookmessage.jsonl"]
 ALL = [*MIGRATABLE, "pi-v3-branched.jsonl", "pi-v3-long.jsonl"]
+PI16_ONLY = ["pi16-features.jsonl", "pi16-long.jsonl"]  # pi 0.73.1 cannot read these right
 Oracle = Any
 
 
@@ -64,6 +68,18 @@ def messages(ctx: dict[str, Any]) -> list[tuple[Any, Any]]:
     return [(m["role"], m["line"]) for m in ctx["messages"]]
 
 
+def sent_texts(ctx: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
+    """Per message: role, line and the text pi sends (None when convertToLlm drops it)."""
+    return [
+        (m["role"], m["line"], None if "dropped" in m or m.get("text") is None else m["text"])
+        for m in ctx["messages"]
+    ]
+
+
+def is_pi16(pi: dict[str, Any]) -> bool:
+    return str(pi["pi_version"]).startswith("1.")
+
+
 def problems(a: Analysis) -> list[tuple[str, int]]:
     """Errors and warnings other than "not migrated"."""
     return [
@@ -78,8 +94,9 @@ def problems(a: Analysis) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("name", MIGRATABLE)
 def test_migration_matches_pi(
-    pi_oracle: Oracle, fixtures_dir: Path, tmp_path: Path, name: str
+    any_pi_oracle: Oracle, fixtures_dir: Path, tmp_path: Path, name: str
 ) -> None:
+    pi_oracle = any_pi_oracle
     source = fixtures_dir / name
     text = read(source)
     a = analyze(text, path=str(source))
@@ -150,23 +167,26 @@ def our_context(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> 
     return result
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", ALL + PI16_ONLY)
 def test_context_matches_pi(
-    pi_oracle: Oracle, fixtures_dir: Path, capsys: pytest.CaptureFixture[str], name: str
+    any_pi_oracle: Oracle, fixtures_dir: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     source = fixtures_dir / name
-    pi = pi_oracle(["load", source])
+    pi = any_pi_oracle(["load", source])
+    if name in PI16_ONLY and not is_pi16(pi):
+        pytest.skip("written by pi 1.6: pi 0.73.1 does not know its entry types")
     ours = our_context(capsys, source)
-    assert messages(ours) == messages(pi["context"])
+    assert sent_texts(ours) == sent_texts(pi["context"])
     assert ours["thinkingLevel"] == pi["context"]["thinkingLevel"]
     assert ours["model"] == pi["context"]["model"]
+    assert ours["leaf"]["line"] == pi["leafLine"]
     a = analyze(read(source), path=str(source))
     if a.version < 2:
         return  # ids are random per load: leaves can only be named by line
     for leaf in _leaves(a):
-        pi = pi_oracle(["load", source, "--leaf", leaf])
+        pi = any_pi_oracle(["load", source, "--leaf", leaf])
         ours = our_context(capsys, source, "--leaf", leaf)
-        assert messages(ours) == messages(pi["context"]), leaf
+        assert sent_texts(ours) == sent_texts(pi["context"]), leaf
         assert ours["model"] == pi["context"]["model"]
 
 
@@ -178,6 +198,12 @@ def _fork_points(a: Analysis) -> list[int]:
     labels = [line for line in tree.entries if a.infos[line].obj.get("type") == "label"]
     picks = [tree.entries[len(tree.entries) // 2], tree.entries[-1], *labels[:1], *tree.leaves[:1]]
     return list(dict.fromkeys(picks))
+
+
+def kept_at(entry: dict[str, Any], position: dict[str, int]) -> Any:
+    """Where a compaction's firstKeptEntryId points: "self" (retain-none) or a position."""
+    kept = entry["firstKeptEntryId"]
+    return "self" if kept == entry["id"] else position.get(kept, kept)
 
 
 def check_fork(pi: dict[str, Any], result: refactor.Fork, source: Path, by_line: bool) -> None:
@@ -196,10 +222,17 @@ def check_fork(pi: dict[str, Any], result: refactor.Fork, source: Path, by_line:
         assert (o.get("message") or {}).get("role") == t.get("role")
         if not by_line:
             assert o["id"] == t["id"]
-        # pi keeps the parent a dropped label entry had; ours is the previous kept entry
+        # ours is the previous kept entry, as pi 1.6 relinks; pi 0.73.1 kept the parent a
+        # dropped label entry had
         expected = body[n - 1][0]["id"] if n else None
         assert o["parentId"] == expected
-        if t["parentId"] in pi_position:
+        if is_pi16(pi):
+            assert (pi_position.get(t["parentId"]) if t["parentId"] else None) == (
+                n - 1 if n else None
+            )
+            if t["type"] == "compaction":
+                assert kept_at(o, position) == kept_at(t, pi_position)
+        elif t["parentId"] in pi_position:
             assert pi_position[t["parentId"]] == n - 1
     labels = [(position[o["targetId"]], o["label"]) for o in ours[1 + len(body) :]]
     pi_labels = [(pi_position[t["targetId"]], t["label"]) for t in theirs[1 + len(body) :]]
@@ -207,9 +240,14 @@ def check_fork(pi: dict[str, Any], result: refactor.Fork, source: Path, by_line:
     assert all(o["type"] == "label" for o in ours[1 + len(body) :])
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_fork_matches_pi(pi_oracle: Oracle, fixtures_dir: Path, tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ALL + PI16_ONLY)
+def test_fork_matches_pi(
+    any_pi_oracle: Oracle, fixtures_dir: Path, tmp_path: Path, name: str
+) -> None:
+    pi_oracle = any_pi_oracle
     source = fixtures_dir / name
+    if name in PI16_ONLY and not is_pi16(pi_oracle(["version"])):
+        pytest.skip("written by pi 1.6: pi 0.73.1 does not know its entry types")
     a = analyze(read(source), path=str(source))
     by_line = a.version < 2
     for line in _fork_points(a):

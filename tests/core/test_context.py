@@ -1,4 +1,4 @@
-"""buildSessionContext as pi 0.73.1 (plus retainedTail): path, compaction, settings."""
+"""pi 1.6's session projection: path, compaction, checkpoints, context edits, settings, text."""
 
 from __future__ import annotations
 
@@ -103,25 +103,179 @@ def test_last_compaction_wins_and_off_path_target_keeps_nothing() -> None:
     assert ctx.messages[0].message["summary"] == "two"
 
 
-def test_retained_tail_replaces_the_kept_entries() -> None:
+def test_retained_tail_is_ignored_as_pi_ignores_it() -> None:
     tail = [{"role": "user", "content": "kept"}, {"role": "assistant", "content": []}]
     text = doc(
         header(),
         user(A, None),
         user(B, A),
         entry(
-            "compaction", C, B, summary="s", tokensBefore=3, retainedTail=tail, firstKeptEntryId=A
+            "compaction", C, B, summary="s", tokensBefore=3, retainedTail=tail, firstKeptEntryId=B
         ),
         user(D, C),
     )
     ctx = session_context(analyze(text))
+    assert roles(ctx) == [("compactionSummary", 3), ("user", 2), ("user", 4)]
+
+
+def system(ident: str, parent: str | None, **fields: object) -> str:
+    message = {"role": "system", "content": "", **fields, "timestamp": 1}
+    return entry("message", ident, parent, message=message)
+
+
+def test_compaction_checkpoint_opens_the_context_and_kept_system_messages_drop() -> None:
+    checkpoint = {"role": "system", "content": "you are pi", "toolsAdded": [], "timestamp": 5}
+    text = doc(
+        header(),
+        system(A, None, sections={"preamble": "p"}),
+        user(B, A),
+        system(C, B, sections={"cwd": None}),
+        assistant(D, C),
+        entry(
+            "compaction", E, D, summary="sum", firstKeptEntryId=A, tokensBefore=9,
+            systemMessage=checkpoint,
+        ),
+        user(F, E),
+    )
+    ctx = session_context(analyze(text))
     assert roles(ctx) == [
-        ("compactionSummary", 3),
-        ("user", 3),
-        ("assistant", 3),
-        ("user", 4),
+        ("system", 5),
+        ("compactionSummary", 5),
+        ("user", 2),
+        ("assistant", 4),
+        ("user", 6),
     ]
-    assert ctx.messages[1].message == tail[0]
+    assert ctx.messages[0].message == checkpoint
+    assert ctx.entries == [5, 2, 4, 6]
+
+
+def test_retain_none_compaction_keeps_nothing_before_it() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        entry("compaction", C, B, summary="s", firstKeptEntryId=C, tokensBefore=1),
+        user(D, C),
+    )
+    assert roles(session_context(analyze(text))) == [("compactionSummary", 3), ("user", 4)]
+
+
+def test_older_compaction_inside_the_kept_range_adds_nothing() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        entry("compaction", B, A, summary="old", firstKeptEntryId=A, tokensBefore=1),
+        user(C, B),
+        entry("compaction", D, C, summary="new", firstKeptEntryId=B, tokensBefore=2),
+        user(E, D),
+    )
+    ctx = session_context(analyze(text))
+    assert roles(ctx) == [("compactionSummary", 4), ("user", 3), ("user", 5)]
+    assert ctx.messages[0].message["summary"] == "new"
+
+
+def edit(ident: str, parent: str, target: str, replacement: object) -> str:
+    return entry("context_edit", ident, parent, targetId=target, replacement=replacement)
+
+
+def test_context_edits_omit_or_replace_and_the_latest_wins() -> None:
+    text = doc(
+        header(),
+        user(A, None, "original"),
+        assistant(B, A, "answer"),
+        edit(C, B, A, {"content": "first edit"}),
+        edit(D, C, A, {"content": "second edit"}),
+        edit(E, D, B, {"content": "string for an assistant"}),
+        user(F, E, "gone"),
+        assistant(G, F),
+        edit("h" * 8, G, F, None),
+    )
+    ctx = session_context(analyze(text))
+    assert roles(ctx) == [("user", 1), ("assistant", 2), ("assistant", 7)]
+    assert ctx.messages[0].message["content"] == "second edit"
+    assert ctx.messages[0].edited == 4
+    # a string replacing an assistant's content becomes one text block
+    assert ctx.messages[1].message["content"] == [
+        {"type": "text", "text": "string for an assistant"}
+    ]
+    assert ctx.edits == {1: 4, 2: 5, 6: 8}
+    # the raw entry is untouched
+    assert analyze(text).entry(1)["message"]["content"] == "original"
+
+
+def test_context_edit_is_branch_relative() -> None:
+    text = doc(
+        header(),
+        user(A, None, "original"),
+        edit(B, A, A, None),
+        user(C, A, "other branch"),
+    )
+    a = analyze(text)
+    assert roles(session_context(a)) == [("user", 1), ("user", 3)]
+    assert roles(session_context(a, B)) == []
+
+
+def test_edit_summarised_away_does_not_apply() -> None:
+    text = doc(
+        header(),
+        user(A, None, "original"),
+        edit(B, A, A, {"content": "edited"}),
+        user(C, B),
+        entry("compaction", D, C, summary="s", firstKeptEntryId=A, tokensBefore=1),
+    )
+    # the edit sits inside the kept range: it applies
+    ctx = session_context(analyze(text))
+    assert ctx.messages[1].message["content"] == "edited"
+    text2 = text.replace(f'"firstKeptEntryId":"{A}"', f'"firstKeptEntryId":"{C}"')
+    ctx2 = session_context(analyze(text2))
+    assert roles(ctx2) == [("compactionSummary", 4), ("user", 3)]
+
+
+def test_null_content_is_normalised_and_custom_message_content_defaults() -> None:
+    text = doc(
+        header(),
+        entry("message", A, None, message={"role": "user", "content": None, "timestamp": 1}),
+        entry("custom_message", B, A, customType="x", display=True),
+    )
+    ctx = session_context(analyze(text))
+    assert ctx.messages[0].message["content"] == []
+    assert ctx.messages[1].message["content"] == []
+
+
+def test_llm_text_wraps_as_convert_to_llm() -> None:
+    text = doc(
+        header(),
+        user(A, None, "hello"),
+        entry("branch_summary", B, A, fromId=A, summary="left"),
+        entry("custom_message", C, B, customType="x", content=[{"type": "text", "text": "c1"},
+              {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+              {"type": "text", "text": "c2"}], display=True),
+        entry("message", D, C, message={
+            "role": "bashExecution", "command": "ls", "output": "a", "exitCode": 2,
+            "cancelled": False, "truncated": False, "timestamp": 1}),
+        entry("message", E, D, message={
+            "role": "bashExecution", "command": "secret", "output": "", "exitCode": 0,
+            "cancelled": False, "truncated": False, "excludeFromContext": True, "timestamp": 1}),
+        entry("compaction", F, E, summary="sum", firstKeptEntryId=A, tokensBefore=1),
+    )
+    out = session_context(analyze(text)).to_json()
+    texts = [(m["role"], m["text"]) for m in out["messages"]]
+    assert texts[0] == (
+        "compactionSummary",
+        "The conversation history before this point was compacted into the following "
+        "summary:\n\n<summary>\nsum\n</summary>",
+    )
+    assert texts[1] == ("user", "hello")
+    assert texts[2] == (
+        "branchSummary",
+        "The following is a summary of a branch that this conversation came back "
+        "from:\n\n<summary>\nleft</summary>",
+    )
+    assert texts[3] == ("custom", "c1\nc2")
+    assert texts[4] == ("bashExecution", "Ran `ls`\n```\na\n```\n\nCommand exited with code 2")
+    assert texts[5] == ("bashExecution", "")
+    assert "dropped" in out["messages"][5] and "dropped" not in out["messages"][4]
+    assert out["leaf"] == {"line": 6, "id": F}
 
 
 def test_cycle_stops_the_walk() -> None:

@@ -176,5 +176,7 @@ def test_pi421_only_for_the_last_turn() -> None:
 
 
 def test_pi421_not_for_an_aborted_turn() -> None:
+    """pi-ai drops an aborted turn with its calls: nothing waits for a result (no PI421), but
+    the result the file holds for one of them is now sent as an orphan (PI423 on the turn)."""
     text = _turns().replace('"stopReason":"toolUse"', '"stopReason":"aborted"')
-    assert codes(text) == []
+    assert codes(text) == [("PI423", 2)]

@@ -1,7 +1,11 @@
-"""Every real pi file in ../shared/fixtures checks clean (issue 2, first "Done when").
+"""Every real pi file in ../shared/fixtures checks clean but for its known true problems.
 
 Zero errors and zero warnings, except PI103 (not migrated) on the v1 and v2 files, where it
-must be present; never on v3. Checked through ``pi-lsp check --format json`` as a user would.
+must be present, never on v3; and the one real fault of pi-v3-long (see the fixtures'
+README): its newest compaction keeps an orphaned tool result, so the context pi sends for
+its leaf is rejected by strict providers (PI423 there), and its other compactions keep
+ranges that start inside a tool exchange (PI424). Checked through ``pi-lsp check --format
+json`` as a user would.
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ KNOWN = {
     "pi-v2-hookmessage.jsonl": 2,
     "pi-v3-branched.jsonl": 3,
     "pi-v3-long.jsonl": 3,
+    "pi16-features.jsonl": 3,
+    "pi16-long.jsonl": 3,
 }
+# the true problems a fixture has, by code (every other error or warning is a false report)
+TRUE_PROBLEMS = {"pi-v3-long.jsonl": {"PI423", "PI424"}}
 
 
 def _files() -> list[Path]:
@@ -54,7 +62,8 @@ def report() -> dict[str, dict[str, Any]]:
     )
     print(f"\n[fixtures] pi-lsp check {FIXTURES}: {time.perf_counter() - t:.2f} s", flush=True)
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # exit 1: pi-v3-long holds a real error (PI423)
+    assert proc.returncode == (1 if set(TRUE_PROBLEMS) & {p.name for p in _files()} else 0)
     return {Path(f["path"]).name: f for f in json.loads(proc.stdout)["files"]}
 
 
@@ -70,12 +79,14 @@ def test_fixture_has_no_errors_or_warnings_but_pi103(
     f = report[path.name]
     version = KNOWN.get(path.name, _header_version(path))
     assert f["version"] == version
+    true = TRUE_PROBLEMS.get(path.name, set())
     problems = [
         (d["code"], d["range"]["start"]["line"] + 1, d["message"])
         for d in f["diagnostics"]
-        if d["severity"] in (1, 2) and d["code"] != "PI103"
+        if d["severity"] in (1, 2) and d["code"] != "PI103" and d["code"] not in true
     ]
     assert problems == []
+    assert {d["code"] for d in f["diagnostics"] if d["code"] in true} == true
     pi103 = [d for d in f["diagnostics"] if d["code"] == "PI103"]
     if version < 3:
         assert len(pi103) == 1
@@ -111,7 +122,9 @@ def test_text_report_on_the_fixtures() -> None:
     )
     elapsed = time.perf_counter() - t
     print(f"\n[fixtures] text report ({elapsed:.2f} s):\n{proc.stdout}{proc.stderr}", flush=True)
-    assert proc.returncode == 0
+    assert proc.returncode == (1 if (FIXTURES / "pi-v3-long.jsonl").is_file() else 0)
     for line in proc.stdout.splitlines():
+        if "pi-v3-long.jsonl:" in line and (" PI423 " in line or " PI424 " in line):
+            continue
         assert ": error " not in line
         assert ": warning " not in line or " PI103 " in line

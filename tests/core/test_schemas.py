@@ -32,6 +32,8 @@ PI_ENTRY_TYPES = [
     "label",
     "session_info",
 ]
+# entry types pi 0.86.0-0.87.0 added to v3 without changing the version number
+PI_V3_ENTRY_TYPES = [*PI_ENTRY_TYPES, "usage", "context_edit"]
 BOOK_ENTRY_TYPES = [
     "user_message",
     "assistant_message",
@@ -112,6 +114,93 @@ def msg_entry(message: Any, **extra: Any) -> dict[str, Any]:
 def v3_entry(entry_type: str, **fields: Any) -> dict[str, Any]:
     return {"type": entry_type, "id": "b2c3d4e5", "parentId": "a1b2c3d4", "timestamp": TS, **fields}
 
+
+SYSTEM = {
+    "role": "system",
+    "content": "",
+    "sections": {"preamble": "You are pi.", "cwd": "/p"},
+    "toolsAdded": [{"name": "read", "description": "read a file", "parameters": {"type": "object"}}],
+    "timestamp": 1,
+}
+# what pi 1.6.0 writes (shapes from its types and its own SessionManager)
+PI16_V3 = [
+    {"type": "session", "version": 3, "id": "my-run.7", "timestamp": TS, "cwd": "/p"},
+    msg_entry(SYSTEM),
+    msg_entry(
+        {
+            "role": "system",
+            "content": [{"type": "text", "text": "also this"}],
+            "sections": {"cwd": None},
+            "toolsRemoved": [{"name": "write"}],
+            "timestamp": 2,
+        }
+    ),
+    msg_entry(
+        {
+            **ASSISTANT,
+            "content": [
+                {"type": "toolCall", "id": "c", "name": "t", "arguments": {}, "namespace": "ns"},
+                {"type": "toolCall", "id": "d", "name": "t", "arguments": {}, "argumentsError": "x"},
+            ],
+            "thinkingLevel": "max",
+            "providerThinkingLevel": "max",
+            "rawStopReason": "end_turn",
+            "endTurn": True,
+            "durationMs": 1200,
+            "usage": {
+                **USAGE,
+                "cacheWrite1h": 0,
+                "reasoning": 5,
+                "cost": {**USAGE["cost"], "totalFromProvider": True},  # type: ignore[dict-item]
+            },
+        }
+    ),
+    msg_entry(
+        {
+            **ASSISTANT,
+            "content": [],
+            "stopReason": "deferred",
+            "deferred": {"provider": "openai", "modelId": "m", "api": "openai-responses", "id": "r"},
+        }
+    ),
+    msg_entry(
+        {
+            "role": "toolResult",
+            "toolCallId": "c",
+            "toolName": "codemode",
+            "content": [{"type": "text", "text": "out"}],
+            "usage": USAGE,
+            "nestedCalls": {
+                "calls": [{"id": "n1", "name": "read", "argumentsBytes": 9, "status": "ok"}],
+                "complete": True,
+            },
+            "isError": False,
+            "durationMs": 30,
+            "timestamp": 3,
+        }
+    ),
+    v3_entry("thinking_level_change", thinkingLevel="max"),
+    v3_entry("usage", kind="cache_warm", provider="anthropic", model="m", usage=USAGE),
+    v3_entry("usage", kind="anything-new", provider="p", model="m", usage=USAGE, note="n"),
+    v3_entry("context_edit", targetId="a1b2c3d4", replacement=None),
+    v3_entry("context_edit", targetId="a1b2c3d4", replacement={"content": "shorter"}),
+    v3_entry(
+        "context_edit",
+        targetId="a1b2c3d4",
+        replacement={"content": [{"type": "text", "text": "x"}, {"type": "thinking", "thinking": "t"}]},
+    ),
+    # retain-none: the compaction names itself; a system checkpoint and the summary's usage
+    v3_entry(
+        "compaction",
+        summary="s",
+        firstKeptEntryId="b2c3d4e5",
+        tokensBefore=9,
+        usage=USAGE,
+        systemMessage=SYSTEM,
+    ),
+    v3_entry("branch_summary", fromId="a1b2c3d4", summary="s", usage=USAGE),
+    v3_entry("branch_summary", fromId=None, summary="s"),
+]
 
 VALID_V3 = [
     {"type": "session", "version": 3, "id": "uuid-1", "timestamp": TS, "cwd": "/p"},
@@ -221,6 +310,7 @@ VALID_V3 = [
     {"type": "label", "timestamp": TS, "targetId": "a1b2c3d4", "label": "x"},
     # unknown entry types are PI004's business
     {"type": "some_future_entry", "whatever": [1, 2]},
+    *PI16_V3,
 ]
 
 
@@ -239,7 +329,12 @@ def test_schema_is_valid_2020_12(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "entry_types"),
-    [*((f, PI_ENTRY_TYPES) for f in PI_FILES.values()), (BOOK_FILE, BOOK_ENTRY_TYPES)],
+    [
+        (PI_FILES[1], PI_ENTRY_TYPES),
+        (PI_FILES[2], PI_ENTRY_TYPES),
+        (PI_FILES[3], PI_V3_ENTRY_TYPES),
+        (BOOK_FILE, BOOK_ENTRY_TYPES),
+    ],
 )
 def test_defs_follow_naming_convention(name: str, entry_types: list[str]) -> None:
     defs = SCHEMA_DOCS[name]["$defs"]
@@ -606,7 +701,7 @@ INVALID: list[tuple[str, int, dict[str, Any], tuple[Any, ...]]] = [
         {"type": "compaction", "timestamp": TS, "summary": "s", "tokensBefore": 1},
         (),
     ),
-    ("branch-summary-fromId", 3, v3_entry("branch_summary", fromId=None, summary="s"), ("fromId",)),
+    ("branch-summary-fromId", 3, v3_entry("branch_summary", fromId=7, summary="s"), ("fromId",)),
     ("label-number", 3, v3_entry("label", targetId="a", label=5), ("label",)),
     (
         "custom-message-content",
@@ -616,6 +711,17 @@ INVALID: list[tuple[str, int, dict[str, Any], tuple[Any, ...]]] = [
     ),
     ("session-info-name", 3, v3_entry("session_info", name=["x"]), ("name",)),
     ("header-id-missing", 3, {"type": "session", "version": 3, "timestamp": TS, "cwd": "/"}, ()),
+    ("system-section-number", 3, msg_entry({**SYSTEM, "sections": {"a": 1}}), ("message", "sections", "a")),
+    ("system-unknown-v2", 2, msg_entry(SYSTEM), ("message", "role")),
+    ("usage-entry-no-usage", 3, v3_entry("usage", kind="k", provider="p", model="m"), ()),
+    (
+        "context-edit-content-number",
+        3,
+        v3_entry("context_edit", targetId="a", replacement={"content": 1}),
+        ("replacement", "content"),
+    ),
+    ("context-edit-no-replacement", 3, v3_entry("context_edit", targetId="a"), ()),
+    ("stop-reason-unknown", 3, _with(ASSISTANT_ENTRY, ("message", "stopReason"), "paused"), ("message", "stopReason")),
     (
         "header-parent-session",
         3,
@@ -720,6 +826,103 @@ def test_book_invalid_line_points_at_offending_field(
     def_name = "header" if line["type"] == "session_header" else line["type"]
     assert error_paths(validator(BOOK_FILE), line) == [expected]
     assert error_paths(def_validator(BOOK_FILE, def_name), line) == [expected]
+
+
+def _property_nodes(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for path, node in _walk(doc, ""):
+        for prop, sub in (node.get("properties") or {}).items():
+            yield f"{path}/properties/{prop}", sub
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            yield f"{path}/additionalProperties", extra
+
+
+def test_every_v3_property_says_what_pi_does_with_a_bad_value() -> None:
+    """PI200 is graded by these annotations: each names a severity and a consequence."""
+    doc = SCHEMA_DOCS[PI_FILES[3]]
+    ungraded = []
+    for path, node in _property_nodes(doc):
+        if "/if/" in path:  # the dispatch conditions are not properties of a line
+            continue
+        for key in ("x-pi-consequence", "x-pi-consequence-if-missing"):
+            grade = node.get(key)
+            if grade is None and key == "x-pi-consequence-if-missing":
+                continue
+            if not (
+                isinstance(grade, dict)
+                and grade.get("severity") in ("error", "warning", "information")
+                and isinstance(grade.get("text"), str)
+                and grade["text"].strip()
+            ):
+                ungraded.append(f"{path}:{key}")
+    # an array item that is not even an object is graded on the definition it refers to
+    defs = doc["$defs"]
+    for path, node in _walk(doc, ""):
+        ref = node.get("items", {}).get("$ref") if isinstance(node.get("items"), dict) else None
+        if isinstance(ref, str) and "x-pi-consequence" not in defs[ref.rsplit("/", 1)[-1]]:
+            ungraded.append(f"{path}/items -> {ref}")
+    assert ungraded == []
+
+
+# (definition, property) pairs pi added to v3 after 0.73.1, and the release that added each
+ADDED_AFTER_0_73_1 = {
+    ("usage", None): "0.86.0",
+    ("context_edit", None): "0.87.0",
+    ("SystemMessage", None): "0.86.0",
+    ("compaction", "systemMessage"): "0.86.0",
+    ("compaction", "usage"): "0.81.0",
+    ("compaction", "firstKeptEntryId"): "0.87.0",  # retain-none
+    ("branch_summary", "usage"): "0.81.0",
+    ("branch_summary", "fromId"): "0.84.3",
+    ("thinking_level_change", "thinkingLevel"): "0.80.6",  # "max"
+    ("AssistantMessage", "thinkingLevel"): "0.99.0",
+    ("AssistantMessage", "providerThinkingLevel"): "0.85.0",
+    ("AssistantMessage", "rawStopReason"): "0.83.0",
+    ("AssistantMessage", "endTurn"): "0.84.2",
+    ("AssistantMessage", "stopReason"): "0.84.0",  # "deferred"
+    ("AssistantMessage", "deferred"): "0.84.0",
+    ("AssistantMessage", "durationMs"): "1.3.0",
+    ("DeferredHandle", None): "0.84.0",
+    ("Usage", "cacheWrite1h"): "0.79.4",
+    ("Usage", "reasoning"): "0.80.3",
+    ("Cost", "totalFromProvider"): "1.5.0",
+    ("ToolCall", "namespace"): "0.84.2",
+    ("ToolCall", "argumentsError"): "1.3.0",
+    ("ToolResultMessage", "usage"): "0.81.0",
+    ("ToolResultMessage", "nestedCalls"): "0.99.0",
+    ("ToolResultMessage", "durationMs"): "1.1.0",
+    ("NestedToolCalls", None): "0.99.0",
+    ("header", "id"): "0.76.0",  # custom session ids
+}
+
+
+# kinds pi added after 0.73.1: every field of theirs names the release too
+NEW_KINDS = {
+    "usage": "0.86.0",
+    "context_edit": "0.87.0",
+    "SystemMessage": "0.86.0",
+    "Tool": "0.86.0",
+    "ToolReference": "0.86.0",
+    "DeferredHandle": "0.84.0",
+    "NestedToolCalls": "0.99.0",
+    "NestedToolCallRecord": "0.99.0",
+}
+SHARED_FIELDS = {"type", "id", "parentId", "timestamp", "role", "replace"}
+for _kind, _version in NEW_KINDS.items():
+    for _prop in SCHEMA_DOCS[PI_FILES[3]]["$defs"][_kind]["properties"]:
+        if _prop not in SHARED_FIELDS:
+            ADDED_AFTER_0_73_1[(_kind, _prop)] = _version
+
+
+@pytest.mark.parametrize(("where", "version"), ADDED_AFTER_0_73_1.items(), ids=str)
+def test_fields_added_after_0_73_1_name_their_pi_version(
+    where: tuple[str, str | None], version: str
+) -> None:
+    def_name, prop = where
+    node = SCHEMA_DOCS[PI_FILES[3]]["$defs"][def_name]
+    if prop is not None:
+        node = node["properties"][prop]
+    assert f"pi {version}" in node["description"]
 
 
 def test_hookmessage_role_differs_only_in_name() -> None:

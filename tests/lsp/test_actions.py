@@ -475,10 +475,11 @@ async def test_edit_commands_on_an_open_document(client: LanguageClient) -> None
 
     context = await run(client, "pi-lsp.context", uri, None)
     assert context == {
+        "leaf": {"line": 3, "id": "cccccccc"},
         "messages": [
-            {"role": "user", "line": 1, "title": "user: hello"},
-            {"role": "custom", "line": 2, "title": "custom ext: injected"},
-            {"role": "assistant", "line": 3, "title": "assistant: hi"},
+            {"role": "user", "text": "hello", "line": 1, "title": "user: hello"},
+            {"role": "custom", "text": "injected", "line": 2, "title": "custom ext: injected"},
+            {"role": "assistant", "text": "hi", "line": 3, "title": "assistant: hi"},
         ],
         "thinkingLevel": "off",
         "model": {"provider": "anthropic", "modelId": "claude-sonnet-4-5"},

@@ -151,7 +151,7 @@ async def test_completion_of_enum_values(client: LanguageClient) -> None:
     uri = "file:///tmp/pi-lsp-test/enum.jsonl"
     await open_document(client, TEXT + typed, uri)
     found = await _complete(client, uri, len(LINES), len(typed))
-    assert [i.label for i in found.items] == ["stop", "length", "toolUse", "error", "aborted"]
+    assert [i.label for i in found.items] == ["stop", "length", "toolUse", "error", "aborted", "deferred"]
     assert all(i.kind == types.CompletionItemKind.EnumMember for i in found.items)
 
 

@@ -1,10 +1,11 @@
 """What pi makes of a session file, judged by node, in batches (no pi install needed).
 
-It mirrors pi 0.73.1's ``parseSessionEntries`` (``content.trim().split("\\n")``, skip
-``!line.trim()``, keep what ``JSON.parse`` accepts) and ``SessionManager``'s check that
-the first kept entry is a ``{"type":"session","id":<string>}`` header. Each file's
-verdict names, per physical line (counted in ``\\n`` of the original text), whether pi
-keeps it, skips it as blank, or drops it as invalid JSON.
+It mirrors pi 1.6.0's ``loadEntriesFromFile`` (split at ``\\n`` with no trim, skip
+``!line.trim()``, keep what ``JSON.parse`` accepts of each line as it is; pi 0.73.1 trimmed
+the whole file first) and its check that the first kept entry is a
+``{"type":"session","id":<string>}`` header. Each file's verdict names, per physical line
+(counted in ``\\n`` of the original text), whether pi keeps it, skips it as blank, or drops
+it as invalid JSON.
 """
 
 from __future__ import annotations
@@ -19,17 +20,12 @@ from pi_lsp.core.analysis import analyze
 SCRIPT = r"""
 const files = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = files.map((content) => {
-  const trimmed = content.trim();
-  // physical line of the first line pi sees: newlines in what trim() removed at the start
-  const lead = content.length - content.trimStart().length;
-  const offset = (content.slice(0, lead).match(/\n/g) || []).length;
-  const lines = trimmed.split("\n");
   const verdicts = {};
   const entries = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) { verdicts[offset + i] = "blank"; return; }
-    try { entries.push(JSON.parse(line)); verdicts[offset + i] = "valid"; }
-    catch (e) { verdicts[offset + i] = "invalid"; }
+  content.split("\n").forEach((line, i) => {
+    if (!line.trim()) { verdicts[i] = "blank"; return; }
+    try { entries.push(JSON.parse(line)); verdicts[i] = "valid"; }
+    catch (e) { verdicts[i] = "invalid"; }
   });
   const first = entries[0];
   const accepts = !!first && typeof first === "object" && first.type === "session"
@@ -68,12 +64,14 @@ def judge(node: str, texts: list[str]) -> list[Verdict]:
 def disagreements(text: str, verdict: Verdict) -> list[str]:
     """Where pi-lsp's view of ``text`` differs from pi's (``text`` without lone CRs).
 
-    Line-level: a line pi drops as invalid JSON is reported PI001/PI002, a line pi keeps
-    or skips as blank is not. File-level: pi refuses the file exactly when PI100 is
-    reported (pi-format files only: pi-lsp reads the second dialect's header itself).
+    Line-level: a line pi drops as invalid JSON is reported PI001/PI002 (or, for a header
+    behind whitespace JSON.parse rejects, PI100 on that whitespace), a line pi keeps or
+    skips as blank is not. File-level: pi refuses the file exactly when PI100 is reported
+    (pi-format files only: pi-lsp reads the second dialect's header itself).
     """
     a = analyze(text)
     invalid = {f.span.line for f in a.findings if f.code in ("PI001", "PI002")}
+    invalid |= {line for line, info in enumerate(a.infos) if info.edge_space is not None}
     out = []
     lines = text.split("\n")
     for line, v in verdict.verdicts.items():

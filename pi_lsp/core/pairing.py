@@ -1,0 +1,359 @@
+"""Does the session resume? Tool calls and results in the context pi sends (PI423-PI425).
+
+Strict providers (Anthropic) reject a request whose tool results do not directly follow
+the assistant turn holding their calls ("unexpected tool_use_id in tool_result"), and
+pi sends the same broken context on every retry, so the session never resumes. This
+module builds what the provider receives (:mod:`pi_lsp.core.context`, then
+:mod:`pi_lsp.core.sent`) and reports each fault at the entry that causes it:
+
+- PI423 (error for the leaf pi resumes from; warning for other leaves when no structural
+  code below covers the cause): a sent tool result whose call is not right before it —
+  summarised away by a compaction (on its ``firstKeptEntryId``), omitted or rewritten by
+  a context edit (on the edit), dropped with an aborted or failed turn (on that turn),
+  answered early because a message sits between call and result (on that message), a
+  call that is nowhere on the path, or a second answer (on the result).
+- PI424 (warning): a compaction whose kept range starts inside a tool exchange, so the
+  session breaks whenever it is the newest compaction on the path.
+- PI425 (warning): an entry pi sends as a user message between an assistant's tool calls
+  and their results; pi answers the calls with "No result provided" there and the real
+  results become orphans.
+
+A cause reported as PI423 for the resumed leaf gets no PI424/PI425 besides. Other leaves
+are checked newest first until :data:`LEAF_BUDGET` path entries have been walked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import context
+from .findings import Finding, Related, Severity, Span
+from .migrate import UNDEFINED, pi_accepts
+from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+LEAF_BUDGET = 200_000
+"""Path entries walked for the leaves other than the resumed one (bounds huge trees)."""
+
+REJECT = (
+    "providers such as Anthropic reject every request built from it, so the session cannot resume"
+)
+
+Kind = Literal["compaction", "edit", "dropped", "interloper", "missing", "duplicate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Why a sent tool result breaks the pairing: the ``line`` to blame and what it did."""
+
+    kind: Kind
+    line: int
+    result: int | None
+    call: int | None
+    call_id: str | None
+
+
+def _value(values: dict[int, Any], line: int) -> dict[str, Any]:
+    value = values.get(line)
+    return value if isinstance(value, dict) else {}
+
+
+def _message(obj: dict[str, Any]) -> dict[str, Any]:
+    message = obj.get("message")
+    return message if obj.get("type") == "message" and isinstance(message, dict) else {}
+
+
+def _holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
+    message = _message(obj)
+    content = message.get("content")
+    if message.get("role") != "assistant" or not isinstance(content, list):
+        return False
+    return any(
+        isinstance(b, dict) and b.get("type") == "toolCall" and b.get("id") == call_id
+        for b in content
+    )
+
+
+def _sends_as_user(obj: dict[str, Any]) -> bool:
+    """True when pi sends this entry to the model as a user message."""
+    etype = obj.get("type")
+    if etype == "custom_message":
+        return True
+    if etype == "branch_summary":
+        return obj.get("summary") not in (None, "", 0, False)
+    message = _message(obj)
+    role = message.get("role")
+    if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
+        return False
+    return isinstance(role, str) and role in USER_ROLES
+
+
+def _cause(
+    ctx: context.SessionContext, req: Request, values: dict[int, Any], fault: PairingFault
+) -> Cause:
+    """What made the sent tool result of ``fault`` break the pairing rule."""
+    result, call_id = fault.line, fault.call_id
+    if fault.fault == "duplicate" or result is None:
+        return Cause("duplicate", result if result is not None else -1, result, None, call_id)
+    path = ctx.path
+    upto = path.index(result) if result in path else len(path)
+    call = next(
+        (ln for ln in reversed(path[:upto]) if _holds_call(_value(values, ln), call_id)), None
+    )
+    if call is None:
+        return Cause("missing", result, result, None, call_id)
+    if call not in set(ctx.entries):
+        return Cause("compaction", ctx.entries[0], result, call, call_id)
+    if call in ctx.edits:
+        return Cause("edit", ctx.edits[call], result, call, call_id)
+    if call in req.dropped:
+        return Cause("dropped", call, result, call, call_id)
+    start = next((n for n, m in enumerate(req.messages) if m.line == call), 0)
+    between = (m.line for m in req.messages[start + 1 : fault.index] if m.role == "user")
+    interloper = next((ln for ln in between if ln is not None), None)
+    if interloper is not None:
+        return Cause("interloper", interloper, result, call, call_id)
+    return Cause("missing", result, result, call, call_id)
+
+
+def _span(a: Analysis, line: int, kind: Kind) -> Span:
+    obj = a.infos[line].obj
+    if kind == "compaction" and "firstKeptEntryId" in obj:
+        return a.span_of(line, ("firstKeptEntryId",))
+    if kind == "compaction" and "firstKeptEntryIndex" in obj:
+        return a.span_of(line, ("firstKeptEntryIndex",))
+    if kind == "edit" and "targetId" in obj:
+        return a.span_of(line, ("targetId",))
+    if kind == "dropped" and "stopReason" in _message(obj):
+        return a.span_of(line, ("message", "stopReason"))
+    if kind in ("missing", "duplicate") and "toolCallId" in _message(obj):
+        return a.span_of(line, ("message", "toolCallId"))
+    if kind == "interloper" and "role" in _message(obj):
+        return a.span_of(line, ("message", "role"))
+    return a.span_of(line, ("type",)) if "type" in obj else a.line_span(line)
+
+
+def _related(a: Analysis, cause: Cause) -> tuple[Related, ...]:
+    out = []
+    if cause.result is not None and cause.result != cause.line:
+        out.append(Related(_span(a, cause.result, "missing"), "the orphaned tool result"))
+    if cause.call is not None and cause.call != cause.line:
+        out.append(
+            Related(
+                a.line_span(cause.call), f"the assistant turn that holds call '{cause.call_id}'"
+            )
+        )
+    return tuple(out)
+
+
+def _where(line: int | None) -> str:
+    return f"line {line + 1}" if line is not None else "the context"
+
+
+def _pi423_message(cause: Cause, resumed: bool) -> str:
+    call, result = f"'{cause.call_id}'", _where(cause.result)
+    what = {
+        "compaction": f"this compaction's kept range starts after the assistant turn holding tool call "
+        f"{call} ({_where(cause.call)}) but keeps its result ({result}), so the context pi sends "
+        "begins with an orphaned tool result",
+        "edit": f"this context edit removes tool call {call} ({_where(cause.call)}) from the context "
+        f"but not its result ({result}), which is sent as an orphan",
+        "dropped": f"pi-ai drops this failed or aborted assistant turn from the request, but the "
+        f"result of its tool call {call} ({result}) is still sent, as an orphan",
+        "interloper": f"pi sends this entry as a user message between tool call {call} "
+        f'({_where(cause.call)}) and its result ({result}): pi answers the call with "No result '
+        'provided" here, and the real result is sent as an orphan',
+        "missing": f"this tool result answers {call}, but no assistant turn with that call comes "
+        "right before it in the context pi sends",
+        "duplicate": f"tool call {call} is answered a second time here in the context pi sends",
+    }[cause.kind]
+    leaf = "the leaf pi resumes from" if resumed else "another leaf of this tree"
+    return f"the context for {leaf} breaks: {what}; {REJECT}"
+
+
+def _kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
+    """The first kept tool result whose call lies before compaction ``c``'s kept range.
+
+    Returns ``(result line, call line or None)``; None when the range is sound.
+    """
+    tree = a.tree
+    obj = a.infos[c].obj
+    kept_id = obj.get("firstKeptEntryId")
+    kept = tree.ids.get(kept_id) if isinstance(kept_id, str) else None
+    if kept is None or kept == c or not tree.is_ancestor(kept, c):
+        return None
+    path = tree.path_to(c)
+    span = path[path.index(kept) : -1] if kept in path else []
+    calls: set[str] = set()
+    for line in span:
+        message = _message(a.infos[line].obj)
+        role = message.get("role")
+        ref = message.get("toolCallId")
+        if role == "assistant" and isinstance(message.get("content"), list):
+            calls.update(
+                b["id"]
+                for b in message["content"]
+                if isinstance(b, dict)
+                and b.get("type") == "toolCall"
+                and isinstance(b.get("id"), str)
+            )
+        elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
+            owner = next(
+                (
+                    ln
+                    for ln in reversed(path[: path.index(kept)])
+                    if _holds_call(a.infos[ln].obj, ref)
+                ),
+                None,
+            )
+            return line, owner
+    return None
+
+
+def _interloper(a: Analysis, result: int) -> tuple[int, int] | None:
+    """``(interloper line, call line)`` when a user-role entry sits between a tool result and
+    the assistant turn holding its call (walking up the result's parents)."""
+    tree = a.tree
+    ref = _message(a.infos[result].obj).get("toolCallId")
+    seen: int | None = None
+    line = tree.parent.get(result)
+    steps = 0
+    while line is not None and steps < 10_000:
+        steps += 1
+        obj = a.infos[line].obj
+        role = _message(obj).get("role")
+        if role == "assistant":
+            return (seen, line) if seen is not None and _holds_call(obj, ref) else None
+        if obj.get("type") != "compaction" and _sends_as_user(obj):
+            seen = line
+        line = tree.parent.get(line)
+    return None
+
+
+COVERED = {"missing": "PI420", "duplicate": "PI422"}
+"""Causes another code already reports on the same tool result (PI423 is not repeated)."""
+
+
+def check(
+    a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, str]] = frozenset()
+) -> list[Finding]:
+    """PI423-PI425 for ``a`` (nothing for a file pi refuses).
+
+    ``reported`` holds ``(line, code)`` of the link findings made so far, so a result that
+    PI420 or PI422 already reports does not get a PI423 on top.
+    """
+    if a.fmt != "pi" or not pi_accepts(a):
+        return []
+    entries = context.entries_of(a)
+    values = dict(entries)
+    by_id = context.entry_index(entries)
+    out: dict[tuple[int, str], Finding] = {}
+    blamed: set[int] = set()
+
+    def report(
+        code: str,
+        severity: Severity,
+        line: int,
+        span: Span,
+        message: str,
+        related: tuple[Related, ...],
+    ) -> None:
+        key = (line, code)
+        if key not in out or severity < out[key].severity:
+            out[key] = Finding(code, severity, span, message, related)
+
+    def leaf_faults(leaf_id: Any, resumed: bool) -> int:
+        ctx = context.build_context(entries, leaf_id, by_id)
+        if ctx.cycle:
+            return len(ctx.path)
+        req = request(ctx)
+        for fault in pairing_faults(req.messages):
+            cause = _cause(ctx, req, values, fault)
+            if cause.line < 0 or (cause.line, COVERED.get(cause.kind, "")) in reported:
+                continue
+            if resumed:
+                blamed.add(cause.line)
+                report(
+                    "PI423",
+                    Severity.ERROR,
+                    cause.line,
+                    _span(a, cause.line, cause.kind),
+                    _pi423_message(cause, True),
+                    _related(a, cause),
+                )
+            elif cause.kind in ("edit", "dropped"):
+                report(
+                    "PI423",
+                    Severity.WARNING,
+                    cause.line,
+                    _span(a, cause.line, cause.kind),
+                    _pi423_message(cause, False),
+                    _related(a, cause),
+                )
+        return len(ctx.path)
+
+    leaf_faults(UNDEFINED, True)
+    if a.version >= 2:
+        budget = LEAF_BUDGET
+        for line in reversed(a.tree.leaves):
+            if line == a.tree.leaf or budget <= 0:
+                continue
+            ident = a.tree.id_of.get(line)
+            if ident is not None:
+                budget -= leaf_faults(ident, False)
+    _structural(a, blamed, report)
+    return sorted(out.values(), key=lambda f: (f.span.line, f.span.start, f.code))
+
+
+def _structural(a: Analysis, blamed: set[int], report: Any) -> None:
+    """PI424 on compactions whose kept range starts inside a tool exchange, PI425 on interlopers."""
+    tree = a.tree
+    for line in tree.entries:
+        obj = a.infos[line].obj
+        if line in blamed:
+            continue
+        if obj.get("type") == "compaction":
+            found = _kept_range_fault(a, line)
+            if found is not None:
+                result, call = found
+                related = [Related(_span(a, result, "missing"), "the first kept tool result")]
+                if call is not None:
+                    related.append(
+                        Related(
+                            a.line_span(call),
+                            "the assistant turn holding its call (summarised away)",
+                        )
+                    )
+                report(
+                    "PI424",
+                    Severity.WARNING,
+                    line,
+                    _span(a, line, "compaction"),
+                    f"this compaction's kept range starts inside a tool exchange: it keeps the tool result on "
+                    f"line {result + 1} but not the call before it; whenever this is the newest compaction "
+                    f"on the path, the context pi sends holds an orphaned result and {REJECT}",
+                    tuple(related),
+                )
+    for line in tree.entries:
+        if _message(a.infos[line].obj).get("role") != "toolResult":
+            continue
+        found2 = _interloper(a, line)
+        if found2 is None or found2[0] in blamed:
+            continue
+        interloper, call = found2
+        report(
+            "PI425",
+            Severity.WARNING,
+            interloper,
+            _span(a, interloper, "interloper"),
+            "pi sends this entry as a user message between the tool calls of the assistant turn on "
+            f'line {call + 1} and their results (line {line + 1}): pi answers the calls with "No result '
+            f'provided" here and the real results become orphans, which providers such as Anthropic reject',
+            (
+                Related(a.line_span(call), "the assistant turn with the calls"),
+                Related(_span(a, line, "missing"), "a result sent as an orphan"),
+            ),
+        )

@@ -1,0 +1,160 @@
+"""What the provider receives: pi's context after ``convertToLlm`` and pi-ai's ``transformMessages``.
+
+``convertToLlm`` (``@earendil-works/pi-coding-agent`` ``dist/core/messages.js``) turns
+custom, ``!`` command, branch-summary and compaction-summary messages into user messages
+and drops ``!!`` commands and unknown roles. ``transformMessages``
+(``@earendil-works/pi-ai`` ``dist/api/transform-messages.js``) then drops assistant turns
+that ended in ``error`` or ``aborted``, answers every tool call still open when the next
+assistant or user message arrives (or the context ends) with a synthetic ``"No result
+provided"`` error result, and holds system messages that arrive while calls are open back
+until the calls are answered. :func:`pairing_faults` applies the rule strict providers
+(Anthropic) enforce on the result: every tool result directly follows the assistant turn
+that holds its call (other results of that turn between), once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .context import SessionContext
+from .migrate import UNDEFINED, js_truthy
+
+NO_RESULT = "No result provided"
+"""The text of the result pi-ai synthesises for a tool call that was never answered."""
+
+USER_ROLES = frozenset(
+    {"user", "custom", "hookMessage", "bashExecution", "branchSummary", "compactionSummary"}
+)
+"""Roles ``convertToLlm`` sends as user messages (``bashExecution`` unless excluded)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """One message the provider receives: its role, the line of its source entry (None for
+    a synthetic result), the tool call ids it holds (assistant) or answers (tool result)."""
+
+    role: str
+    line: int | None
+    calls: tuple[str, ...] = ()
+    answers: str | None = None
+
+    @property
+    def synthetic(self) -> bool:
+        """A ``"No result provided"`` result pi-ai added for an unanswered call."""
+        return self.line is None and self.role == "toolResult"
+
+
+@dataclass(slots=True)
+class Request:
+    """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
+
+    messages: list[Sent] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key, UNDEFINED) if isinstance(value, dict) else UNDEFINED
+
+
+def llm_role(message: Any) -> str | None:
+    """The role ``convertToLlm`` gives ``message``; None when it drops it."""
+    role = _get(message, "role")
+    if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
+        return None
+    if isinstance(role, str) and role in USER_ROLES:
+        return "user"
+    if role in ("system", "assistant", "toolResult"):
+        return str(role)
+    return None
+
+
+def _call_ids(message: Any) -> tuple[str, ...]:
+    content = _get(message, "content")
+    if not isinstance(content, list):
+        return ()
+    return tuple(
+        block["id"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(block.get("id"), str)
+    )
+
+
+def request(ctx: SessionContext) -> Request:
+    """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
+    out = Request()
+    pending: list[str] = []
+    answered: set[str] = set()
+    held: list[Sent] = []
+
+    def close() -> None:
+        nonlocal pending, answered
+        out.messages.extend(
+            Sent("toolResult", None, answers=c) for c in pending if c not in answered
+        )
+        pending, answered = [], set()
+        out.messages.extend(held)
+        held.clear()
+
+    for m in ctx.messages:
+        role = llm_role(m.message)
+        if role is None:
+            continue
+        if role == "assistant":
+            close()
+            if _get(m.message, "stopReason") in ("error", "aborted"):
+                out.dropped.append(m.line)
+                continue
+            calls = _call_ids(m.message)
+            if calls:
+                pending, answered = list(calls), set()
+            out.messages.append(Sent("assistant", m.line, calls=calls))
+        elif role == "toolResult":
+            ref = _get(m.message, "toolCallId")
+            answer = ref if isinstance(ref, str) else None
+            if answer is not None:
+                answered.add(answer)
+            out.messages.append(Sent("toolResult", m.line, answers=answer))
+        elif role == "system" and pending:
+            held.append(Sent("system", m.line))
+        else:
+            if role == "user":
+                close()
+            out.messages.append(Sent(role, m.line))
+    close()
+    return out
+
+
+Fault = Literal["orphan", "duplicate"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairingFault:
+    """A sent tool result (``index`` into the request) that breaks the pairing rule."""
+
+    index: int
+    line: int | None
+    call_id: str | None
+    fault: Fault
+
+
+def pairing_faults(messages: list[Sent]) -> list[PairingFault]:
+    """Tool results not directly after the assistant turn holding their call, or answered twice."""
+    faults = []
+    owner: Sent | None = None  # the assistant turn whose results may follow here
+    seen: set[str | None] = set()
+    for n, m in enumerate(messages):
+        if m.role == "assistant":
+            owner, seen = m, set()
+            continue
+        if m.role != "toolResult":
+            owner = None
+            continue
+        if owner is None or m.answers not in owner.calls:
+            faults.append(PairingFault(n, m.line, m.answers, "orphan"))
+        elif m.answers in seen:
+            faults.append(PairingFault(n, m.line, m.answers, "duplicate"))
+        seen.add(m.answers)
+    return faults
