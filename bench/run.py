@@ -148,9 +148,10 @@ def _best(fn: Callable[[], Any], repeat: int) -> float:
 
 def inproc(path: Path, repeat: int) -> dict[str, Any]:
     """Floor, full analysis and the two edits, in this process."""
-    from pi_lsp.core.analysis import Options, analyze
+    from pi_lsp.core.analysis import analyze
     from pi_lsp.core.document import Document, Position
     from pi_lsp.core.files import read_text
+    from pi_lsp.core.model import Options
 
     def floor() -> None:
         for line in path.read_bytes().split(b"\n"):

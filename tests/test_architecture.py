@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.core import hovers, outline, refs
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.model import Analysis
 from pi_lsp.lsp import features
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pi_lsp import __version__
-from pi_lsp.core.analysis import Options, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.files import expand, read_lines, sessions_dir
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
+from pi_lsp.core.model import Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.lsp.wire import diagnostics, path_uri
 

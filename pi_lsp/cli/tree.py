@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.edits import read_snapshot
+from pi_lsp.core.model import Analysis
 
 
 def add_parser(sub: Any) -> None:

@@ -47,10 +47,11 @@ from pathlib import PurePath
 from typing import Any
 
 from . import book
-from .analysis import Analysis, analyze, clip_json
-from .jsontext import stringify
+from .analysis import analyze
+from .jsontext import clip_json, stringify
 from .lines import Kind
 from .memo import per_analysis
+from .model import Analysis
 
 CUSTOM_TYPE = "pi-lsp/book"
 """``customType`` of the placeholder entries that keep book entries pi has no type for."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import schema, schema_info
-from .analysis import Analysis
 from .describe import clip, entry_preview, entry_title, object_title
 from .jsonl import PathItem, scan_string
 from .jsontext import dumps
 from .lines import HEADER_TYPES, Kind, LineInfo, parse
+from .model import Analysis
 from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
 

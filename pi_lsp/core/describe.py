@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .analysis import Analysis
 from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
+from .model import Analysis
 from .numbering import shown
 from .refs import index, labels, tool_calls
 

@@ -22,8 +22,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .analysis import Analysis, Cancelled, Options, analyze
+from .analysis import analyze
 from .linemap import LineChange, LineMap
+from .model import Analysis, Cancelled, Options
 from .text import Encoding, SplitText, clamp, split_lines
 
 

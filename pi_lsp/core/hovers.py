@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from . import context_edits, schema, schema_info
-from .analysis import Analysis
 from .cursor import cursor_at
 from .describe import (
     EntryFacts,
@@ -29,6 +28,7 @@ from .describe import (
 from .jsonl import PathItem
 from .jsontext import dumps
 from .lines import Kind
+from .model import Analysis
 from .numbering import shown
 from .refs import (
     TOOL_RESULT_FIELDS,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .describe import entry_title
 from .lines import Kind
+from .model import Analysis
 from .numbering import shown
 from .refs import TOOL_RESULT_FIELDS, line_sites, resolve, span_of
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .describe import session_totals
+from .model import Analysis
 from .numbering import shown
 from .refs import line_sites, resolve
 

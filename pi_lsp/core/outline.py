@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .analysis import Analysis
 from .describe import clip, entry_title, kind_label, session_totals
+from .model import Analysis
 from .numbering import shown
 from .refs import labels
 from .tree import Tree

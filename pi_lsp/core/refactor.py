@@ -31,7 +31,7 @@ from pathlib import PurePath
 from typing import Any
 
 from . import context, migrate
-from .analysis import Analysis, analyze
+from .analysis import analyze
 from .edits import (
     TextEdit,
     append_lines,
@@ -44,6 +44,7 @@ from .edits import (
 )
 from .lines import Kind
 from .migrate import UNDEFINED, js_truthy
+from .model import Analysis
 from .repairs import taken_ids
 
 

@@ -7,9 +7,9 @@ resolve to it; tool call renames change every toolCall block and toolResult with
 
 from __future__ import annotations
 
-from .analysis import Analysis
 from .edits import TextEdit
 from .jsontext import dumps
+from .model import Analysis
 from .refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import links, migrate
-from .analysis import Analysis
 from .edits import (
     TextEdit,
     delete_lines,
@@ -30,6 +29,7 @@ from .edits import (
 from .findings import Finding
 from .jsonl import locate, member_keys
 from .lines import Kind
+from .model import Analysis
 
 FIXABLE = frozenset(
     {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .analysis import Analysis
 from .describe import entry_title, role_of
+from .model import Analysis
 from .refs import labels
 
 

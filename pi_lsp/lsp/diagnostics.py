@@ -15,8 +15,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core import describe, refs
-from pi_lsp.core.analysis import Analysis
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.model import Analysis
 
 from . import proto, requests
 from .server import PiLanguageServer

@@ -35,10 +35,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.core import migrate, refactor
-from pi_lsp.core.analysis import Analysis
 from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import FileChanged, TextEdit, apply_edits, encode, write_atomic, write_new
 from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.model import Analysis
 
 from . import commands, proto, requests
 from .server import PiLanguageServer, Source

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from pi_lsp.core.analysis import Analysis
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.model import Analysis
 from pi_lsp.core.refs import (
     Subject,
     Target,

@@ -34,8 +34,9 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from pi_lsp.core.analysis import Analysis, gc_paused
+from pi_lsp.core.analysis import gc_paused
 from pi_lsp.core.document import Document
+from pi_lsp.core.model import Analysis
 
 from .progress import Meter
 

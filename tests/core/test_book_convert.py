@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
+from pi_lsp.core.model import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
