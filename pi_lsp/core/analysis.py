@@ -1,7 +1,10 @@
-"""Whole-document analysis: lines, format and version, the tree, and every finding.
+"""The analysis pipeline: lines, format and version, the tree, and every finding.
 
-:func:`analyze` is the one entry point. It is built for documents of hundreds of MB and
-for re-analysis after small edits:
+:func:`analyze` is the one entry point; it builds an :class:`~pi_lsp.core.model.Analysis`
+from the line results (:mod:`pi_lsp.core.lines`), the tree and link findings
+(:mod:`pi_lsp.core.links`, :mod:`pi_lsp.core.book`) and the findings about the file's
+lines and header (:mod:`pi_lsp.core.file_findings`). It is built for documents of
+hundreds of MB and for re-analysis after small edits:
 
 - Line-local work (parsing, schema validation, line checks) is cached per line text and
   format context, so re-analysing an edited document only parses and validates the lines

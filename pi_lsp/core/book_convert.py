@@ -12,7 +12,7 @@ Mapping (``docs/book-dialect.md`` has the full table):
 
 - header → ``{"type":"session","version":3,"id",...}``; ``createdAt`` → ``timestamp``;
   ``provider``/``model``/``thinkingLevel`` stay on the header as pi's ``provider``/
-  ``modelId``/``thinkingLevel``. The id is the UUID in the file name, else one derived
+  ``modelId``/``thinkingLevel``. The id is the one in a file name of pi's form, else one derived
   from the text (the same input always gives the same output).
 - ``user_message`` / ``assistant_message`` / ``tool_result`` → ``message`` entries with
   pi's ``user`` / ``assistant`` / ``toolResult`` AgentMessages; usage fields renamed,
@@ -38,16 +38,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import re
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import PurePath
 from typing import Any
 
 from . import book
 from .analysis import analyze
+from .files import session_id_in_name
 from .jsontext import clip_json, stringify
 from .lines import Kind
 from .memo import per_analysis
@@ -86,9 +85,6 @@ _MODEL_PROVIDERS = (
 )
 
 _ENVELOPE = ("type", "id", "parentId", "timestamp")
-_FILE_UUID = re.compile(
-    r"(?:^|_)([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
-)
 
 
 def _text_of(value: Any) -> str:
@@ -138,7 +134,7 @@ def convert_text(text: str, path: str | None = None) -> str:
 def convert(text: str, path: str | None = None, analysis: Analysis | None = None) -> Conversion:
     """Convert a whole book-dialect file; ``analysis`` is its analysis when already known.
 
-    ``path`` is only used for the session id (a UUID in the file name is kept).
+    ``path`` is only used for the session id (the id in a file name of pi's form is kept).
     Raises :class:`NotBookError` when ``text`` is not in the book dialect.
     """
     a = analysis if analysis is not None else analyze(text, path)
@@ -154,10 +150,9 @@ def conversion(a: Analysis) -> Conversion:
 
 
 def _session_id(text: str, path: str | None) -> str:
-    if path is not None:
-        m = _FILE_UUID.search(PurePath(path).name)
-        if m:
-            return m.group(1).lower()
+    named = session_id_in_name(path) if path is not None else None
+    if named is not None:
+        return named
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"pi-lsp:book:{digest}"))
 

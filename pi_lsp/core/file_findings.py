@@ -11,19 +11,15 @@ from it (:func:`read_header`), numbers compared as JavaScript compares them.
 from __future__ import annotations
 
 import math
-import re
-from pathlib import PurePath
 from typing import Any
 
+from .files import session_id_in_name
 from .findings import Finding, Related, Severity, Span
 from .jsonl import locate
 from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
 from .model import Analysis
 from .text import SplitText
-
-_FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
-"""How pi names a session file: ``<ISO time with ':' and '.' as '-'>_<session id>.jsonl``."""
 
 
 def whole_number(value: Any) -> int | None:
@@ -358,12 +354,9 @@ def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> list[Fin
     use ``startsWith``). So any difference, case included, means the id a user reads off
     the file name does not find the session. A name not in pi's form says nothing.
     """
-    if a.path is None:
-        return []
-    m = _FILE_NAME.fullmatch(PurePath(a.path).name)
+    named = session_id_in_name(a.path) if a.path is not None else None
     ident = header.get("id")
-    if m and isinstance(ident, str) and m.group(1) != ident:
-        named = m.group(1)
+    if named is not None and isinstance(ident, str) and named != ident:
         case = " (they differ only in letter case)" if named.lower() == ident.lower() else ""
         found = "finds this file only as a prefix" if ident.startswith(named) else "does not find this file"
         return [
