@@ -204,11 +204,15 @@ class PiLanguageServer(LanguageServer):
         if not isinstance(uri, str):
             raise JsonRpcInvalidParams("the first argument must be the document URI")
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        doc = self.documents.get(uri)
-        if doc is not None:
+        if uri in self.documents:
             analysis = await self.scheduler.current(uri)
-            if analysis is not None:
-                return Source(uri, analysis, path, doc.version)
+            doc = self.documents.get(uri)
+            if analysis is None or doc is None:
+                raise JsonRpcException(
+                    message=f"{uri} was closed, or could not be analysed (see the log)",
+                    code=types.LSPErrorCodes.RequestFailed,
+                )
+            return Source(uri, analysis, path, doc.version)
         if path is None:
             raise JsonRpcInvalidParams(f"{uri} is not open and not a file")
         options = self.options

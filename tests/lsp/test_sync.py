@@ -112,8 +112,12 @@ async def test_pull_answers_unchanged_until_the_text_or_the_settings_change(
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def default_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    """VS Code's capabilities and no initialization options: the default diagnostic mode."""
-    await _start(lsp_client, client_capabilities("visual-studio-code"), None)
+    """VS Code's capabilities (it pulls diagnostics; pytest-lsp's copy of its capabilities
+    does not say so) and no initialization options: the default diagnostic mode."""
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document is not None
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities()
+    await _start(lsp_client, caps, None)
     yield
     await lsp_client.shutdown_session()
 
