@@ -14,9 +14,9 @@ from types import ModuleType
 
 from pi_lsp import __version__
 
-from . import check, context, fork, migrate, schema, serve, tree
+from . import check, context, find, fork, migrate, schema, serve, stats, tree
 
-COMMANDS: tuple[ModuleType, ...] = (serve, check, schema, migrate, fork, tree, context)
+COMMANDS: tuple[ModuleType, ...] = (serve, check, schema, migrate, fork, tree, context, stats, find)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,15 +1,14 @@
 """``pi-lsp check [PATH ...] [--format text|json|sarif]``: report problems in session files.
 
 Every file is analysed by the same core as the server, and its diagnostics are built by
-:mod:`pi_lsp.core.report`, so ``--format json`` prints what the server publishes.
+:mod:`pi_lsp.lsp.wire`, so ``--format json`` prints what the server publishes.
 Many files are checked in parallel on all cores.
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import os
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,27 +16,22 @@ from typing import Any, TextIO
 
 from pi_lsp import __version__
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import expand, read_lines, sessions_dir
+from pi_lsp.core.files import read_lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.lsp.wire import diagnostics, path_uri
 
-PARALLEL_FROM = 8
+from .batch import add_file_arguments, run_all, targets
+
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``check`` subcommand."""
     p = sub.add_parser("check", help="check session files and report problems")
-    p.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="files or directories (recursive *.jsonl); default: pi's sessions directory",
-    )
+    add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument(
         "--severity",
@@ -47,9 +41,6 @@ def add_parser(sub: Any) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
-    p.add_argument(
-        "-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)"
-    )
     p.set_defaults(run=run)
 
 
@@ -89,33 +80,16 @@ def _settings(args: argparse.Namespace) -> Settings | str:
     return problems[0] if problems else settings
 
 
-def _targets(args: argparse.Namespace) -> list[Path] | str:
-    paths: list[Path] = list(args.paths)
-    if not paths:
-        default = sessions_dir()
-        if not default.is_dir():
-            return (
-                f"no PATH given and pi's sessions directory {default} does not exist "
-                "(set PI_CODING_AGENT_DIR or name files to check)"
-            )
-        paths = [default]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        return f"{missing[0]}: no such file or directory"
-    return list(expand(paths))
-
-
 def run(args: argparse.Namespace) -> int:
     """Check every target and print the report; return the exit status."""
     settings = _settings(args)
     if isinstance(settings, str):
         print(f"pi-lsp check: {settings}", file=sys.stderr)
         return 2
-    targets = _targets(args)
-    if isinstance(targets, str):
-        print(f"pi-lsp check: {targets}", file=sys.stderr)
+    files = targets(args.paths, "check")
+    if files is None:
         return 2
-    reports = _check_all([str(p) for p in targets], settings, args.jobs)
+    reports = run_all(functools.partial(check_file, settings=settings), [str(p) for p in files], args.jobs)
     out = sys.stdout
     if args.format == "json":
         _print_json(reports, out)
@@ -132,50 +106,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     errors = any(d["severity"] == Severity.ERROR for r in reports for d in r.diagnostics)
     return 1 if errors else 0
-
-
-def _check_all(paths: list[str], settings: Settings, jobs: int) -> list[FileReport]:
-    progress = _Progress(len(paths), sys.stderr)
-    workers = jobs or os.cpu_count() or 1
-    if len(paths) < PARALLEL_FROM or workers == 1:
-        reports = []
-        for path in paths:
-            reports.append(check_file(path, settings))
-            progress.step()
-        progress.done()
-        return reports
-    results: dict[str, FileReport] = {}
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(check_file, path, settings): path for path in paths}
-        for future in concurrent.futures.as_completed(futures):
-            results[futures[future]] = future.result()
-            progress.step()
-    progress.done()
-    return [results[p] for p in paths]
-
-
-class _Progress:
-    """A one-line progress bar on a terminal's stderr, for runs over many files."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total = total
-        self.count = 0
-        self.stream = stream
-        self.enabled = total >= PARALLEL_FROM and stream.isatty()
-
-    def step(self) -> None:
-        self.count += 1
-        if self.enabled:
-            width = 30
-            filled = width * self.count // self.total
-            bar = "#" * filled + "-" * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.count}/{self.total} files")
-            self.stream.flush()
-
-    def done(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _print_text(reports: list[FileReport], out: TextIO) -> None:

@@ -34,12 +34,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import links
-from .file_findings import header_findings, line_findings, read_header
+from .file_findings import header_findings, line_findings
 from .findings import sort_key
+from .header import read_header
 from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
 from .model import HUGE_LINE, SLIM_KEEP, Analysis, Cancelled, Options
 from .text import SplitText, split_lines
-from .tree import Tree
+from .tree import Tree, build_tree
 
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls."""
@@ -276,7 +277,7 @@ def _analyze(
         analysis.link_findings = previous.link_findings
         analysis.link_views = previous.link_views
     else:
-        analysis.tree = links.build_tree(infos, fmt, version, header_line)
+        analysis.tree = build_tree(infos, fmt, version, header_line)
         analysis.link_findings = links.check(analysis)
     tree = analysis.tree
     leaf = tree.leaf

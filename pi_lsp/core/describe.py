@@ -8,10 +8,8 @@ whitespace run (including U+2028/U+2029) collapses to a single space.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from .jsontext import dumps
@@ -19,7 +17,8 @@ from .lines import Kind
 from .memo import per_analysis
 from .model import Analysis
 from .numbering import shown
-from .refs import index, labels, tool_calls
+from .refs import index, labels
+from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
@@ -188,7 +187,7 @@ def object_title(obj: dict[str, Any], limit: int = TITLE_LIMIT) -> str:
         return _join("session name", f'"{name}"' if name else "(cleared)", limit)
     if etype == "usage":
         kind = _str(obj, "kind", 40) or ""
-        used = _usage(obj.get("usage"))
+        used = read_usage(obj.get("usage"))
         cost = f"${used.cost:.4f}" if used is not None else ""
         return _join(
             f"usage {kind}".strip(), " · ".join(p for p in (_str(obj, "model"), cost) if p), limit
@@ -231,59 +230,12 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     return title
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts and cost of one or more assistant messages."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-    @property
-    def total(self) -> int:
-        """All tokens, counted as pi's session stats count them."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_read + other.cache_read,
-            self.cache_write + other.cache_write,
-            self.cost + other.cost,
-        )
-
-
-def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value) if math.isfinite(value) else 0.0
-
-
 def usage_of(obj: dict[str, Any]) -> Usage | None:
     """The usage of an assistant message entry (None for anything else)."""
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    if message.get("role") != "assistant":
-        return None
-    return _usage(message.get("usage"))
-
-
-def _usage(usage: Any) -> Usage | None:
-    """A ``Usage`` object's tokens and ``cost.total`` (None when it is not an object)."""
-    if not isinstance(usage, dict):
-        return None
-    cost = usage.get("cost")
-    return Usage(
-        int(_num(usage.get("input"))),
-        int(_num(usage.get("output"))),
-        int(_num(usage.get("cacheRead"))),
-        int(_num(usage.get("cacheWrite"))),
-        _num(cost.get("total")) if isinstance(cost, dict) else 0.0,
-    )
+    return read_usage(message.get("usage")) if message.get("role") == "assistant" else None
 
 
 def model_of(obj: dict[str, Any]) -> str | None:
@@ -466,37 +418,25 @@ class SessionTotals:
         }
 
 
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    try:
-        stamp = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
-
-
 @per_analysis
 def session_totals(a: Analysis) -> SessionTotals:
-    """Totals over every entry of the file (tokens and cost: assistant messages, as pi sums)."""
+    """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`)."""
     header = a.header
     tree = a.tree
     roles: dict[str, int] = {}
-    usage = Usage()
+    counted = totals(analysis_stats(a).counted)  # tokens, cost and tool calls as pi counts them
     models: dict[str, None] = {}
     if (first_model := model_of(header)) is not None and header.get("type") == "session":
         models[first_model] = None
     name: str | None = None
-    compactions = calls = 0
-    times = [t for t in [_parse_time(header.get("timestamp"))] if t is not None]
+    compactions = 0
+    times = [t for t in [parse_stamp(header.get("timestamp"))] if t is not None]
     for line in tree.entries:
         obj = a.infos[line].obj
         etype = obj.get("type")
         role = role_of(obj) if etype == "message" else None
         if role is not None:
             roles[role] = roles.get(role, 0) + 1
-        if (used := usage_of(obj)) is not None:
-            usage += used
         if (model := model_of(obj)) is not None:
             models.setdefault(model, None)
         if etype == "compaction":
@@ -504,8 +444,7 @@ def session_totals(a: Analysis) -> SessionTotals:
         elif etype == "session_info":
             value = obj.get("name")
             name = clip(value, 120) if isinstance(value, str) and value.strip() else None
-        calls += len(tool_calls(obj))
-        if (stamp := _parse_time(obj.get("timestamp"))) is not None:
+        if (stamp := parse_stamp(obj.get("timestamp"))) is not None:
             times.append(stamp)
     started, ended = (min(times), max(times)) if times else (None, None)
     ident = header.get("id")
@@ -524,9 +463,9 @@ def session_totals(a: Analysis) -> SessionTotals:
         leaves=len(tree.leaves),
         roots=len(tree.roots),
         compactions=compactions,
-        tool_calls=calls,
+        tool_calls=counted.tool_calls,
         active_path=len(tree.active),
-        usage=usage,
+        usage=counted.usage,
         models=tuple(models),
         started=started.isoformat().replace("+00:00", "Z") if started else None,
         ended=ended.isoformat().replace("+00:00", "Z") if ended else None,

@@ -4,8 +4,7 @@ Each line: what :mod:`pi_lsp.core.lines` found in it, a blank line inside the fi
 (PI005), JSON pi cannot read (PI001, cut off at the end: PI002, entries glued on one
 line, whitespace at the file's edge) and a header where none belongs (PI101). The header:
 none, or not where pi looks (PI100), its version (PI102, PI103, PI303) and the session
-id in the file name (PI104). Also what the header says: the format and version pi reads
-from it (:func:`read_header`), numbers compared as JavaScript compares them.
+id in the file name (PI104). What the header says (format, version) is :mod:`pi_lsp.core.header`.
 """
 
 from __future__ import annotations
@@ -15,41 +14,12 @@ from typing import Any
 
 from .files import session_id_in_name
 from .findings import Finding, Related, Severity, Span
+from .header import whole_number
 from .jsonl import locate
 from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
 from .model import Analysis
 from .text import SplitText
-
-
-def whole_number(value: Any) -> int | None:
-    """``value`` as an int when JavaScript sees a whole number (``3`` or ``3.0``), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def read_header(
-    header: dict[str, Any], header_line: int, infos: list[LineInfo] | None
-) -> tuple[str, int, int | None]:
-    """Format and version from a header; None for ``infos`` means "not parsed yet".
-
-    Raises LookupError when the version cannot be told without every line (it is not
-    an integer: then entries carrying ids decide).
-    """
-    if header.get("type") == "session_header":
-        return "book", 1, header_line
-    version = whole_number(header.get("version", 1))
-    if version is None:
-        if infos is None:
-            raise LookupError("version needs every line")
-        has_ids = any(info.kind is Kind.ENTRY and "id" in info.obj for info in infos)
-        return "pi", 3 if has_ids else 1, header_line
-    return "pi", min(max(version, 1), 3), header_line
 
 
 def line_findings(

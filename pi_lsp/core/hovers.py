@@ -15,7 +15,6 @@ from .cursor import cursor_at
 from .describe import (
     EntryFacts,
     SessionTotals,
-    Usage,
     clip,
     content_preview,
     entry_facts,
@@ -39,6 +38,7 @@ from .refs import (
     subject_at,
     tool_sites,
 )
+from .stats import FileStats, Usage, analysis_stats, split_by_path
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
@@ -183,8 +183,24 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
-def totals_markdown(t: SessionTotals) -> str:
-    """The hover of the header: the whole session's totals."""
+def path_split_text(stats: FileStats, tokens: bool = True) -> str | None:
+    """What the active path and the abandoned branches cost (None: nothing was abandoned)."""
+
+    def _cost_text(usage: Usage) -> str:
+        return f"${usage.cost:.4f}" + (f" ({usage.total:,} tokens)" if tokens else "")
+
+    if len(stats.branches) < 2:
+        return None
+    active, abandoned = split_by_path(stats.counted)
+    n = len(stats.branches) - 1
+    return (
+        f"active path {_cost_text(active.usage)} · {n} abandoned branch{'es' if n != 1 else ''} "
+        f"{_cost_text(abandoned.usage)}"
+    )
+
+
+def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
+    """The hover of the header: the whole session's totals (tokens and cost as ``stats``)."""
     head = f"**session** · {t.fmt} v{t.version}"
     if t.id:
         head += f" · {code(t.id)}"
@@ -205,6 +221,8 @@ def totals_markdown(t: SessionTotals) -> str:
     )
     items.append(f"compactions: {t.compactions} · tool calls: {t.tool_calls:,}")
     items.append(f"tokens: {_usage_text(t.usage)}")
+    if (split := path_split_text(stats)) is not None:
+        items.append(md_escape(split))
     if t.models:
         items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
     if t.duration is not None and t.started and t.ended:
@@ -311,7 +329,7 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
     if info.kind is Kind.HEADER:
-        return HoverText(totals_markdown(session_totals(a)), line, (whole.start, whole.end))
+        return HoverText(totals_markdown(session_totals(a), analysis_stats(a)), line, (whole.start, whole.end))
     facts = entry_facts(a, line)
     if facts is None:
         return None

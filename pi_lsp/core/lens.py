@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .describe import session_totals
+from .hovers import path_split_text
 from .model import Analysis
 from .numbering import shown
 from .refs import line_sites, resolve
+from .stats import analysis_stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,8 @@ def code_lenses(a: Analysis) -> list[Lens]:
             f"{_plural(t.leaves, 'leaf', 'leaves')} · {_plural(t.compactions, 'compaction')} · "
             f"{t.usage.total:,} tokens · ${t.usage.cost:.4f}"
         )
+        if (split := path_split_text(analysis_stats(a), tokens=False)) is not None:
+            title += f" · {split}"
         out.append(Lens(a.header_line, title))
     for line in tree.entries:
         kids = tree.children.get(line, [])

@@ -15,34 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from . import book, context_edits, pairing
 from .findings import Finding, Related, Severity
-from .lines import Kind, LineInfo
-from .tree import Tree, build
+from .lines import Kind
 
 if TYPE_CHECKING:
     from .model import Analysis
-
-
-def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
-    """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
-    entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
-    id_of: dict[int, str] = {}
-    parent: dict[int, int | None] = {}
-    if fmt == "pi" and version == 1:
-        previous: int | None = None
-        for line in entries:
-            parent[line] = previous
-            previous = line
-        return build(entries, id_of, parent)
-    ids: dict[str, int] = {}
-    for line in entries:
-        ident = infos[line].obj.get("id")
-        if isinstance(ident, str):
-            id_of[line] = ident
-            ids[ident] = line
-    for line in entries:
-        ref = infos[line].obj.get("parentId")
-        parent[line] = ids.get(ref) if isinstance(ref, str) else None
-    return build(entries, id_of, parent)
 
 
 def check(a: Analysis) -> list[Finding]:

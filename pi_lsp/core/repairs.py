@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import links, migrate
+from . import migrate
 from .edits import (
     TextEdit,
     delete_lines,
@@ -30,6 +30,7 @@ from .findings import Finding
 from .jsonl import locate, member_keys
 from .lines import Kind
 from .model import Analysis
+from .tree import build_tree
 
 FIXABLE = frozenset(
     {
@@ -314,7 +315,7 @@ def _ids_usable_as_v3(a: Analysis) -> bool:
         parent = a.infos[line].obj["parentId"]
         if parent is not None and (not isinstance(parent, str) or parent not in known):
             return False
-    tree = links.build_tree(a.infos, "pi", 3, a.header_line)
+    tree = build_tree(a.infos, "pi", 3, a.header_line)
     return not tree.cycle
 
 

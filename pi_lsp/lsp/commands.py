@@ -4,6 +4,7 @@ from __future__ import annotations
 
 TREE = "pi-lsp.tree"
 STATS = "pi-lsp.stats"
+STATS_CHART = "pi-lsp.statsChart"
 CONTEXT = "pi-lsp.context"
 MIGRATE = "pi-lsp.migrate"
 CONVERT = "pi-lsp.convert"

@@ -30,10 +30,12 @@ from . import (
     progress,
     rename,
     selection,
+    stats_chart,
     symbols,
     sync,
     transport,
     tree_commands,
+    workspace_symbols,
 )
 from .scheduler import Scheduler
 from .server import PiLanguageServer
@@ -62,6 +64,8 @@ FEATURES: tuple[ModuleType, ...] = (
     tree_commands,
     actions,
     edit_commands,
+    stats_chart,
+    workspace_symbols,
 )
 
 

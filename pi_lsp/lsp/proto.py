@@ -35,6 +35,15 @@ FILE_START = types.Range(
 """The range a link to another file points at: its start."""
 
 
+def whole_line(line: int) -> types.Range:
+    """Line ``line`` of a file the server has not open, from its start to the next line's
+    (line starts need no conversion of columns)."""
+    return types.Range(
+        start=types.Position(line=line, character=0),
+        end=types.Position(line=line + 1, character=0),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """How one answer converts positions: the analysis's lines, the client's, the encoding.

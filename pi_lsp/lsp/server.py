@@ -1,7 +1,8 @@
 """The server's state (its *world*): open documents, settings, the scheduler, the reader.
 
 :class:`PiLanguageServer` owns everything a handler reads: the open documents by URI, the
-settings, the negotiated position encoding, the :class:`~pi_lsp.lsp.scheduler.Scheduler`
+settings, the negotiated position encoding, the :class:`~pi_lsp.lsp.scheduler.Scheduler`,
+the index of the workspace's session files (``workspace/symbol``),
 and :meth:`PiLanguageServer.source`, the one way every command reads a session (the
 open document, else the file on disk). Nothing here registers a feature or touches
 process-wide state: :func:`pi_lsp.lsp.features.create_server` wires it all.
@@ -44,6 +45,7 @@ from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText
 
 from .scheduler import Scheduler
+from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger("pi_lsp")
 
@@ -165,6 +167,7 @@ class PiLanguageServer(LanguageServer):
         self.settings_generation = 0
         self.initialization_options: Any = None
         self.scheduler = Scheduler(self.documents)
+        self.workspace_index: WorkspaceIndex | None = None
 
     @property
     def encoding(self) -> Encoding:

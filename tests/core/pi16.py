@@ -1,32 +1,29 @@
 """Run a snippet of JavaScript against pi 1.6 (``@earendil-works/pi-coding-agent``), if installed.
 
-pi 1.6 needs Node 22+. It is looked for in ``$PI_LSP_PI16_MODULES`` (a ``node_modules``
-directory) or in a ``pi16/node_modules`` beside the repository or one of its parents; node
-is the one bundled there (npm package ``node``) or the one on PATH.
+pi 1.6 and the Node 22+ it needs come from the conformance installer
+(``tests/conformance/pi_install.py``: ``$PI_LSP_PI16_MODULES``, else the test cache, filled
+from npm once).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "tests" / "conformance") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+
+from pi_install import PI_16, find_pi, node_for  # noqa: E402
 
 
 def find_pi16() -> tuple[str, Path] | None:
-    """``(node, node_modules)`` for pi 1.6, or None when it is not installed."""
-    env = os.environ.get("PI_LSP_PI16_MODULES")
-    candidates = [Path(env)] if env else [p / "pi16" / "node_modules" for p in ROOT.parents]
-    for modules in candidates:
-        if (modules / "@earendil-works" / "pi-coding-agent" / "package.json").is_file():
-            bundled = modules / "node" / "bin" / "node"
-            node = str(bundled) if bundled.is_file() else shutil.which("node")
-            if node:
-                return node, modules
-    return None
+    """``(node, node_modules)`` for pi 1.6, or None when it cannot be found or installed."""
+    modules = find_pi(PI_16)
+    node = node_for(PI_16, modules) if modules is not None else None
+    return (node, modules) if node is not None and modules is not None else None
 
 
 def module_url(modules: Path, package: str, path: str) -> str:

@@ -126,7 +126,7 @@ def test_selection_on_a_broken_line_is_the_line() -> None:
 def test_code_lenses() -> None:
     lenses = [(lens.line, lens.title) for lens in code_lenses(A)]
     assert lenses == [
-        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000"),
+        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000 · active path $0.0000 · 1 abandoned branch $0.3000"),
         (2, "⑂ branch point: 2 branches (lines 4, 7)"),
         (8, "compaction: keeps from line 8"),
         (9, "◀ leaf: pi resumes here (6 entries on the active path)"),

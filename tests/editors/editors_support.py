@@ -123,3 +123,20 @@ def make_session(tmp_path: Path) -> Session:
     path = d / SESSION_NAME
     path.write_text(BROKEN_SESSION, encoding="utf-8")
     return Session(home=home, path=path)
+
+
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+
+
+def chart_session(session: Session) -> Path | None:
+    """A copy of a long pi 1.6 session in the same home, for the Session Chart (None: no fixtures).
+
+    It goes to a project folder of its own, so the broken session's folder holds only it.
+    """
+    source = FIXTURES / "pi16-long.jsonl"
+    if not source.is_file():
+        return None
+    target = session.path.parent.parent / "--home-user-chart--" / "2026-01-01T00-00-00-000Z_chart.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    return target

@@ -34,6 +34,7 @@ from editors_support import (
     HOVER_LINE,
     SCREENSHOTS,
     SESSION_NAME,
+    chart_session,
     definition_column,
     make_session,
 )
@@ -133,6 +134,7 @@ def vscode_run(
 ) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("vscode")
     session = make_session(tmp)
+    chart = chart_session(session)
     user_data = tmp / "user-data"
     # code-server is a remote window: machine-scoped settings such as piLsp.server.command
     # count only in the remote ("Machine") settings, so write them to both.
@@ -229,6 +231,12 @@ def vscode_run(
                     "expect": "was not found",
                 },
             ],
+            "chart": {
+                "fileName": chart.name,
+                "readmeScreenshot": str(EDITORS / "vscode" / "chart.png") if readme else None,
+            }
+            if chart is not None
+            else None,
             "screenshotDir": str(SCREENSHOTS),
             "readmeScreenshot": str(EDITORS / "vscode" / "screenshot.png") if readme else None,
             "profileDir": str(tmp / "chromium-profile"),
@@ -248,6 +256,7 @@ def vscode_run(
             raise AssertionError(f"driver wrote no result:\n{drive.stdout}\n{drive.stderr}")
         result = json.loads(out_path.read_text())
         result["_installed"] = installed
+        result["_chart_requested"] = chart is not None
         result["_session_path"] = str(session.path)
         result["_driver_stderr"] = drive.stderr[-3000:]
         result["_log"] = str(log)
@@ -355,3 +364,12 @@ def test_screenshots_saved(vscode_run: dict[str, Any]) -> None:
     assert any(p.name == "vscode-hover.png" for p in shots)
     for p in shots:
         assert p.stat().st_size > 10_000, p
+
+
+def test_session_chart_webview(vscode_run: dict[str, Any]) -> None:
+    if not vscode_run["_chart_requested"]:
+        pytest.skip("no session with usage to chart (shared fixtures absent)")
+    chart = vscode_run.get("chart")
+    assert chart is not None, vscode_run["errors"]
+    assert chart["rendered"] > 0 and chart["canvases"] >= 1
+    assert any(c.startswith("cost: $") for c in chart["cards"])

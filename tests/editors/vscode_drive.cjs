@@ -2,7 +2,7 @@
 // and records what a person would see, as JSON plus screenshots.
 // Usage: node vscode_drive.cjs SPEC.json OUT.json
 // SPEC: { playwrightCore, chromium, url, fileName, hoverLine, hoverNeedle, screenshotDir,
-//         readmeScreenshot, profileDir, timeoutMs, migrate }
+//         readmeScreenshot, profileDir, timeoutMs, migrate, chart: {fileName, readmeScreenshot} }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -59,6 +59,23 @@ async function editorText(page) {
         lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
         return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
     });
+}
+
+// The Session Chart's page: the webview's inner frame, once it has drawn (body[data-rendered]).
+async function chartFrame(page) {
+    const deadline = Date.now() + T;
+    while (Date.now() < deadline) {
+        for (const frame of page.frames()) {
+            const rendered = await frame
+                .evaluate(() => (document.getElementById('pi-lsp-stats') ? document.body.dataset.rendered ?? null : undefined))
+                .catch(() => undefined);
+            if (rendered !== undefined && rendered !== null) {
+                return { frame };
+            }
+        }
+        await sleep(300);
+    }
+    return undefined;
 }
 
 async function main() {
@@ -304,6 +321,49 @@ async function main() {
             step('fork');
             await shot(page, 'vscode-fork.png');
             await runCommand(page, 'Notifications: Clear All Notifications');
+        }
+
+        // pi-lsp: Show Session Chart on a second session: the webview draws the chart.
+        if (spec.chart) {
+            await pressChord(page, 'Control+p');
+            const qo = page.locator('.quick-input-widget input');
+            await qo.waitFor({ state: 'visible' });
+            await qo.fill(spec.chart.fileName);
+            await page.locator('.quick-input-list .monaco-list-row', { hasText: spec.chart.fileName }).first().waitFor({ state: 'visible' });
+            await page.keyboard.press('Enter');
+            await page.locator(`.tab.active[aria-label*="${spec.chart.fileName}"]`).first().waitFor();
+            // the panel closed, the other explorer sections folded and the side bar widened:
+            // room for the chart
+            await runCommand(page, 'View: Close Panel');
+            await runCommand(page, 'pi-lsp: Show Session Chart');
+            const open = page.locator('.sidebar .pane-header[aria-expanded="true"]');
+            for (const header of await open.all()) {
+                const text = (await header.innerText().catch(() => '')) || '';
+                if (!text.includes('Session Chart')) await header.click().catch(() => {});
+            }
+            const bar = await page.locator('.part.sidebar').boundingBox();
+            if (bar) {
+                await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
+                await page.mouse.down();
+                await page.mouse.move(bar.x + 820, bar.y + bar.height / 2, { steps: 10 });
+                await page.mouse.up();
+            }
+            await runCommand(page, 'pi-lsp: Show Session Chart');
+            const found = await chartFrame(page);
+            if (found) {
+                R.chart = await found.frame.evaluate(() => ({
+                    rendered: Number(document.body.dataset.rendered),
+                    canvases: document.querySelectorAll('#chart canvas').length,
+                    title: document.querySelector('h2')?.textContent ?? '',
+                    cards: [...document.querySelectorAll('.card')].map((c) => c.innerText.replace(/\s*\n\s*/g, ': ')),
+                }));
+            }
+            step('chart');
+            await sleep(1000);
+            const p = await shot(page, 'vscode-session-chart.png');
+            if (spec.chart.readmeScreenshot) {
+                fs.copyFileSync(p, spec.chart.readmeScreenshot);
+            }
         }
 
         // Error messages: rewrite the (remote) settings so the server is an old pi-lsp, then

@@ -51,7 +51,7 @@ async def test_code_lenses(client: LanguageClient) -> None:
     assert lenses is not None
     shown = [(lens.range.start.line, lens.command.title if lens.command else "") for lens in lenses]
     assert shown == [
-        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000"),
+        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000 · active path $0.0000 · 1 abandoned branch $0.3000"),
         (2, "⑂ branch point: 2 branches (lines 4, 7)"),
         (8, "compaction: keeps from line 8"),
         (9, "◀ leaf: pi resumes here (6 entries on the active path)"),

@@ -11,6 +11,7 @@ import {
     type LanguageClientOptions,
     State,
 } from 'vscode-languageclient/node';
+import { registerChart } from './chart';
 import { COMMANDS, type ContextResult, type ForkResult, type TreeResult } from './protocol';
 import {
     describe,
@@ -277,6 +278,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         treeView,
         contextView,
         registerReveal(),
+        registerChart({ activeSession: activeSessionDoc, uriString, executeServerCommand }),
         treeView.onDidChangeSelection((e) => {
             const item = e.selection[0];
             if (item?.kind === 'entry') {
