@@ -23,6 +23,7 @@ from pi_lsp.core.model import Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.lsp.wire import diagnostics, path_uri
 
+from . import fix
 from .batch import add_file_arguments, run_all, targets
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -41,6 +42,7 @@ def add_parser(sub: Any) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument("--large-line", type=int, default=None, metavar="BYTES", help="PI500 threshold")
+    fix.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -89,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     files = targets(args.paths, "check")
     if files is None:
         return 2
+    if fix.wanted(args):
+        return fix.run(args, files, run)
     reports = run_all(functools.partial(check_file, settings=settings), [str(p) for p in files], args.jobs)
     out = sys.stdout
     if args.format == "json":

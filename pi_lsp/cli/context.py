@@ -3,10 +3,13 @@
 The messages of pi 1.6's session projection from the leaf (default: the last entry, as
 pi resumes): the newest compaction's system checkpoint and summary first, context edits
 applied, v1/v2 files migrated in memory. Text output: one message per line, prefixed
-with the (1-based) line of its entry; edited and dropped messages are marked.
+with the (1-based) line of its entry; edited and dropped messages are marked, and so is
+what pi-ai's ``transformMessages`` changes: turns it does not send, and the synthetic
+"No result provided" results it adds (``+`` lines).
 ``--json`` prints ``{"leaf": {"line", "id"}, "messages": [{"role", "text", "line",
-"title", "edited"?, "dropped"?}], "thinkingLevel", "model"}`` with 0-based lines, the
-shape of the server's ``pi-lsp.context`` command (see :meth:`SessionContext.to_json`).
+"title", "edited"?, "dropped"?, "notSent"?}], "thinkingLevel", "model", "sent"}`` with
+0-based lines, the shape of the server's ``pi-lsp.context`` command (see
+:meth:`SessionContext.to_json`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core import context, migrate
+from pi_lsp.core import context, migrate, sent
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
 from pi_lsp.core.jsontext import dumps
@@ -71,9 +74,15 @@ def run(args: argparse.Namespace) -> int:
         f"{len(ctx.messages)} messages · leaf {leaf_text} · thinking "
         f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
     )
+    req = sent.request(ctx)
+    added = sent.synthetic_after(req)
     for m in ctx.messages:
         mark = " (dropped by convertToLlm)" if m.text is None else ""
         if m.edited is not None:
             mark += f" (edited by line {m.edited + 1})"
+        if m.role == "assistant" and m.line in req.dropped:
+            mark += " (not sent: pi-ai drops failed and aborted turns)"
         out.write(f"{m.line + 1:>7}  {m.title}{mark}\n")
+        for call in added.pop(m.line, ()):
+            out.write(f'{"+":>7}  toolResult "{sent.NO_RESULT}" for {call} (added by pi-ai)\n')
     return 0

@@ -33,11 +33,12 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import links
+from . import limits, links
 from .file_findings import header_findings, line_findings
 from .findings import sort_key
 from .header import read_header
-from .lines import MIB, Context, Kind, LineInfo, check, is_blank, parse
+from .limits import MIB
+from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .model import HUGE_LINE, SLIM_KEEP, Analysis, Cancelled, Options
 from .text import SplitText, split_lines
 from .tree import Tree, build_tree
@@ -284,6 +285,7 @@ def _analyze(
     lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
     findings = line_findings(split, infos, header_line, version, lone_leaf)
     findings += header_findings(analysis)
+    findings += limits.check(analysis)
     findings += analysis.link_findings
     findings.sort(key=sort_key)
     analysis.findings = findings

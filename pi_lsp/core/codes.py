@@ -76,6 +76,11 @@ CODES: dict[str, Code] = {
         ),
         Code("PI424", _W, "a compaction's kept range starts inside a tool exchange"),
         Code("PI425", _W, "a user-role entry between tool calls and their results"),
-        Code("PI500", _I, "line larger than 1 MiB"),
+        Code(
+            "PI500",
+            _I,
+            "line larger than 1 MiB (larger, or a file near pi's limits: more)",
+            (_W, _E),
+        ),
     )
 }

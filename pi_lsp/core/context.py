@@ -106,8 +106,13 @@ class SessionContext:
         Per message: ``role`` (pi's role), ``text`` (what pi sends, ``""`` when nothing),
         ``line`` (0-based, of the source entry) and a ``title``; ``edited`` names the line
         of the context edit that replaced it, ``dropped`` says why ``convertToLlm`` leaves
-        it out.
+        it out, ``notSent`` why pi-ai's ``transformMessages`` does. ``sent`` is what the
+        provider receives (:func:`pi_lsp.core.sent.sent_json`: synthetic results marked).
         """
+        from .sent import NOT_SENT, request, sent_json  # sent builds on this module
+
+        req = request(self)
+        unsent = set(req.dropped)
         messages = []
         for m in self.messages:
             text = m.text
@@ -121,12 +126,15 @@ class SessionContext:
                 item["edited"] = m.edited
             if text is None:
                 item["dropped"] = _dropped_reason(m.message)
+            if m.role == "assistant" and m.line in unsent:
+                item["notSent"] = NOT_SENT
             messages.append(item)
         return {
             "leaf": None if self.leaf is None else {"line": self.leaf, "id": _plain(self.leaf_id)},
             "messages": messages,
             "thinkingLevel": _plain(self.thinking_level),
             "model": None if self.model is None else {k: _plain(v) for k, v in self.model.items()},
+            "sent": sent_json(req),
         }
 
 

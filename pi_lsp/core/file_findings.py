@@ -10,6 +10,7 @@ id in the file name (PI104). What the header says (format, version) is :mod:`pi_
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .files import session_id_in_name
@@ -20,6 +21,9 @@ from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
 from .model import Analysis
 from .text import SplitText
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+"""A UUID, in either letter case."""
 
 
 def line_findings(
@@ -273,6 +277,8 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> list[Find
             i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj
         ]
         if with_ids:
+            first = a.infos[with_ids[0]].obj
+            key, what = ("id", "an id") if "id" in first else ("parentId", "a parentId")
             out.append(
                 Finding(
                     "PI303",
@@ -280,7 +286,7 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> list[Find
                     version_span,
                     f"header says v1 but {len(with_ids)} entries carry ids (half-migrated); pi "
                     "will migrate again and replace every id and parent link",
-                    (Related(a.span_of(with_ids[0], ("id",)), "first entry with an id"),),
+                    (Related(a.span_of(with_ids[0], (key,)), f"first entry with {what}"),),
                     data={"entries": len(with_ids)},
                 )
             )
@@ -317,16 +323,19 @@ def _js_migration(raw: Any) -> str:
 
 
 def _file_name_finding(a: Analysis, hl: int, header: dict[str, Any]) -> list[Finding]:
-    """PI104: the id in a file name of pi's form is not the header id, exactly.
+    """PI104: the id in a file name of pi's form is not the header id.
 
-    pi names a file after the header id verbatim, and finds sessions by the header id only,
-    case-sensitively (``findById`` compares ``header.id !== id``; ``--session`` prefixes
-    use ``startsWith``). So any difference, case included, means the id a user reads off
-    the file name does not find the session. A name not in pi's form says nothing.
+    pi names a file after the header id verbatim, and finds sessions by the header id only
+    (``findById`` compares ``header.id !== id``; ``--session`` prefixes use ``startsWith``).
+    A UUID is one UUID in either letter case (RFC 9562), so a UUID that differs only in case
+    names the same session; any other difference (and any difference in a custom id) is
+    reported. A name not in pi's form says nothing.
     """
     named = session_id_in_name(a.path) if a.path is not None else None
     ident = header.get("id")
     if named is not None and isinstance(ident, str) and named != ident:
+        if _UUID.fullmatch(named) and named.lower() == ident.lower():
+            return []
         case = " (they differ only in letter case)" if named.lower() == ident.lower() else ""
         found = "finds this file only as a prefix" if ident.startswith(named) else "does not find this file"
         return [

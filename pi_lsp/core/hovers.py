@@ -26,6 +26,7 @@ from .describe import (
 )
 from .jsonl import PathItem
 from .jsontext import dumps
+from .limits import heaviest_text
 from .lines import Kind
 from .model import Analysis
 from .numbering import shown
@@ -329,7 +330,11 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
     if info.kind is Kind.HEADER:
-        return HoverText(totals_markdown(session_totals(a), analysis_stats(a)), line, (whole.start, whole.end))
+        md = totals_markdown(session_totals(a), analysis_stats(a))
+        heavy = heaviest_text(a)
+        if heavy is not None:
+            md += f"\n- {md_escape(heavy)}"
+        return HoverText(md, line, (whole.start, whole.end))
     facts = entry_facts(a, line)
     if facts is None:
         return None

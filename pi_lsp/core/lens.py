@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .describe import session_totals
 from .hovers import path_split_text
+from .limits import heaviest_text
 from .model import Analysis
 from .numbering import shown
 from .refs import line_sites, resolve
@@ -42,6 +43,9 @@ def code_lenses(a: Analysis) -> list[Lens]:
         if (split := path_split_text(analysis_stats(a), tokens=False)) is not None:
             title += f" · {split}"
         out.append(Lens(a.header_line, title))
+        heavy = heaviest_text(a)
+        if heavy is not None:
+            out.append(Lens(a.header_line, heavy))
     for line in tree.entries:
         kids = tree.children.get(line, [])
         if len(kids) > 1:

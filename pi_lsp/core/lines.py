@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from . import schema, schema_info
+from . import limits, schema, schema_info
 from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
+from .limits import MIB
 
 HEADER_TYPES = frozenset({"session", "session_header"})
-MIB = 1024 * 1024
 
 
 class Kind(Enum):
@@ -234,21 +234,9 @@ def _span(text: str, path: tuple[str | int, ...], want_key: bool = False) -> tup
 
 
 def _check_size(text: str, ctx: Context, issues: list[Issue]) -> None:
-    if len(text) * 4 < ctx.large_line:
-        return
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    if size <= ctx.large_line:
-        return
-    issues.append(
-        Issue(
-            "PI500",
-            Severity.INFORMATION,
-            0,
-            len(text),
-            f"line is {size / MIB:.1f} MiB (over {ctx.large_line / MIB:g} MiB), usually an "
-            "embedded image; pi loads it whole into memory on every resume",
-        )
-    )
+    found = limits.line_size(text, ctx.large_line)
+    if found is not None:
+        issues.append(Issue("PI500", found[0], 0, len(text), found[1]))
 
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")

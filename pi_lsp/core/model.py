@@ -12,7 +12,8 @@ from typing import Any
 
 from .findings import Finding, Span
 from .jsonl import locate
-from .lines import MIB, Context, LineInfo, parse
+from .limits import MIB
+from .lines import Context, LineInfo, parse
 from .memo import Views
 from .text import SplitText
 from .tree import Tree

@@ -61,13 +61,15 @@ def _value(values: dict[int, Any], line: int) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _message(obj: dict[str, Any]) -> dict[str, Any]:
+def message_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """The ``message`` of a ``message`` entry (empty for any other entry)."""
     message = obj.get("message")
     return message if obj.get("type") == "message" and isinstance(message, dict) else {}
 
 
-def _holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
-    message = _message(obj)
+def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
+    """True when ``obj`` is an assistant message entry holding tool call ``call_id``."""
+    message = message_of(obj)
     content = message.get("content")
     if message.get("role") != "assistant" or not isinstance(content, list):
         return False
@@ -77,21 +79,21 @@ def _holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
     )
 
 
-def _sends_as_user(obj: dict[str, Any]) -> bool:
+def sends_as_user(obj: dict[str, Any]) -> bool:
     """True when pi sends this entry to the model as a user message."""
     etype = obj.get("type")
     if etype == "custom_message":
         return True
     if etype == "branch_summary":
         return obj.get("summary") not in (None, "", 0, False)
-    message = _message(obj)
+    message = message_of(obj)
     role = message.get("role")
     if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
         return False
     return isinstance(role, str) and role in USER_ROLES
 
 
-def _cause(
+def cause_of(
     ctx: context.SessionContext, req: Request, values: dict[int, Any], fault: PairingFault
 ) -> Cause:
     """What made the sent tool result of ``fault`` break the pairing rule."""
@@ -101,7 +103,7 @@ def _cause(
     path = ctx.path
     upto = path.index(result) if result in path else len(path)
     call = next(
-        (ln for ln in reversed(path[:upto]) if _holds_call(_value(values, ln), call_id)), None
+        (ln for ln in reversed(path[:upto]) if holds_call(_value(values, ln), call_id)), None
     )
     if call is None:
         return Cause("missing", result, result, None, call_id)
@@ -127,11 +129,11 @@ def _span(a: Analysis, line: int, kind: Kind) -> Span:
         return a.span_of(line, ("firstKeptEntryIndex",))
     if kind == "edit" and "targetId" in obj:
         return a.span_of(line, ("targetId",))
-    if kind == "dropped" and "stopReason" in _message(obj):
+    if kind == "dropped" and "stopReason" in message_of(obj):
         return a.span_of(line, ("message", "stopReason"))
-    if kind in ("missing", "duplicate") and "toolCallId" in _message(obj):
+    if kind in ("missing", "duplicate") and "toolCallId" in message_of(obj):
         return a.span_of(line, ("message", "toolCallId"))
-    if kind == "interloper" and "role" in _message(obj):
+    if kind == "interloper" and "role" in message_of(obj):
         return a.span_of(line, ("message", "role"))
     return a.span_of(line, ("type",)) if "type" in obj else a.line_span(line)
 
@@ -174,7 +176,7 @@ def _pi423_message(cause: Cause, resumed: bool) -> str:
     return f"the context for {leaf} breaks: {what}; {REJECT}"
 
 
-def _kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
+def kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
     """The first kept tool result whose call lies before compaction ``c``'s kept range.
 
     Returns ``(result line, call line or None)``; None when the range is sound.
@@ -186,10 +188,17 @@ def _kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
     if kept is None or kept == c or not tree.is_ancestor(kept, c):
         return None
     path = tree.path_to(c)
-    span = path[path.index(kept) : -1] if kept in path else []
+    return first_orphan(a, path, path.index(kept)) if kept in path else None
+
+
+def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | None] | None:
+    """The first tool result in ``path[start:-1]`` whose call is not in that range.
+
+    Returns ``(result line, line of the turn before ``start`` holding the call, or None)``.
+    """
     calls: set[str] = set()
-    for line in span:
-        message = _message(a.infos[line].obj)
+    for line in path[start:-1]:
+        message = message_of(a.infos[line].obj)
         role = message.get("role")
         ref = message.get("toolCallId")
         if role == "assistant" and isinstance(message.get("content"), list):
@@ -202,11 +211,7 @@ def _kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
             )
         elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
             owner = next(
-                (
-                    ln
-                    for ln in reversed(path[: path.index(kept)])
-                    if _holds_call(a.infos[ln].obj, ref)
-                ),
+                (ln for ln in reversed(path[:start]) if holds_call(a.infos[ln].obj, ref)),
                 None,
             )
             return line, owner
@@ -217,17 +222,17 @@ def _interloper(a: Analysis, result: int) -> tuple[int, int] | None:
     """``(interloper line, call line)`` when a user-role entry sits between a tool result and
     the assistant turn holding its call (walking up the result's parents)."""
     tree = a.tree
-    ref = _message(a.infos[result].obj).get("toolCallId")
+    ref = message_of(a.infos[result].obj).get("toolCallId")
     seen: int | None = None
     line = tree.parent.get(result)
     steps = 0
     while line is not None and steps < 10_000:
         steps += 1
         obj = a.infos[line].obj
-        role = _message(obj).get("role")
+        role = message_of(obj).get("role")
         if role == "assistant":
-            return (seen, line) if seen is not None and _holds_call(obj, ref) else None
-        if obj.get("type") != "compaction" and _sends_as_user(obj):
+            return (seen, line) if seen is not None and holds_call(obj, ref) else None
+        if obj.get("type") != "compaction" and sends_as_user(obj):
             seen = line
         line = tree.parent.get(line)
     return None
@@ -271,7 +276,7 @@ def check(
             return len(ctx.path)
         req = request(ctx)
         for fault in pairing_faults(req.messages):
-            cause = _cause(ctx, req, values, fault)
+            cause = cause_of(ctx, req, values, fault)
             if cause.line < 0 or (cause.line, COVERED.get(cause.kind, "")) in reported:
                 continue
             if resumed:
@@ -316,7 +321,7 @@ def _structural(a: Analysis, blamed: set[int], report: Any) -> None:
         if line in blamed:
             continue
         if obj.get("type") == "compaction":
-            found = _kept_range_fault(a, line)
+            found = kept_range_fault(a, line)
             if found is not None:
                 result, call = found
                 related = [Related(_span(a, result, "missing"), "the first kept tool result")]
@@ -338,7 +343,7 @@ def _structural(a: Analysis, blamed: set[int], report: Any) -> None:
                     tuple(related),
                 )
     for line in tree.entries:
-        if _message(a.infos[line].obj).get("role") != "toolResult":
+        if message_of(a.infos[line].obj).get("role") != "toolResult":
             continue
         found2 = _interloper(a, line)
         if found2 is None or found2[0] in blamed:

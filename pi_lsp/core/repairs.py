@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import migrate
+from . import doctor, migrate
 from .edits import (
     TextEdit,
     delete_lines,
@@ -26,7 +26,7 @@ from .edits import (
     remove_members,
     set_members,
 )
-from .findings import Finding
+from .findings import Finding, Severity
 from .jsonl import locate, member_keys
 from .lines import Kind
 from .model import Analysis
@@ -46,13 +46,17 @@ FIXABLE = frozenset(
         "PI401",
         "PI402",
         "PI420",
+        "PI421",
+        "PI423",
+        "PI424",
+        "PI425",
     }
 )
 """Diagnostic codes that have at least one quick fix."""
 
 ID_REFERENCES: dict[str, tuple[str, ...]] = {
     "parentId": (),
-    "targetId": ("label",),
+    "targetId": ("label", "context_edit"),
     "fromId": ("branch_summary",),
     "firstKeptEntryId": ("compaction",),
 }
@@ -65,12 +69,16 @@ class Fix:
 
     ``key`` names the fix among those of its code, whatever its title says (titles count
     lines and entries): a client resolving a fix later finds it by code, line and key.
+
+    ``safe`` fixes are the ones ``pi-lsp check --fix`` applies on its own: they delete
+    nothing but a cut-off fragment, and leave every entry loadable by pi.
     """
 
     title: str
     code: str
     make: Callable[[], list[TextEdit]]
     preferred: bool = False
+    safe: bool = False
     key: str = field(kw_only=True)
 
     def edits(self) -> list[TextEdit]:
@@ -80,10 +88,16 @@ class Fix:
 
 def fixes(a: Analysis, code: str, line: int) -> list[Fix]:
     """The fixes for the diagnostic ``code`` on ``line`` (none when it is not there now)."""
-    finding = next((f for f in a.findings if f.code == code and f.span.line == line), None)
-    if finding is None or code not in FIXABLE:
+    if code not in FIXABLE:
         return []
-    return _BUILDERS[code](a, finding)
+    finding = next((f for f in a.findings if f.code == code and f.span.line == line), None)
+    return [] if finding is None else fixes_for(a, finding)
+
+
+def fixes_for(a: Analysis, finding: Finding) -> list[Fix]:
+    """The fixes for ``finding``, one of ``a``'s findings."""
+    builder = _BUILDERS.get(finding.code)
+    return builder(a, finding) if builder is not None else []
 
 
 def fix_all(a: Analysis) -> Fix | None:
@@ -146,11 +160,6 @@ def _subtree(a: Analysis, line: int) -> list[int]:
     return out
 
 
-def _set_parent(a: Analysis, line: int, parent: int | None) -> list[TextEdit]:
-    value = "null" if parent is None else js_stringify(a.tree.id_of[parent])
-    return set_members(a.lines[line], line, [("parentId", value)], after="type")
-
-
 def remove_entries(a: Analysis, lines: set[int]) -> list[TextEdit]:
     """Delete ``lines`` without cutting the tree or moving v1 compaction targets."""
     edits = delete_lines(a.text, lines)
@@ -168,7 +177,7 @@ def remove_entries(a: Analysis, lines: set[int]) -> list[TextEdit]:
                 parent = None
             if parent is not None and parent not in tree.id_of:
                 parent = None
-            edits.extend(_set_parent(a, child, parent))
+            edits.extend(doctor.set_parent(a, child, parent))
         return edits
     parsed = migrate.parsed_lines(a)
     index_of = {line: n for n, line in enumerate(parsed)}
@@ -214,6 +223,7 @@ def _fix_cut_off(a: Analysis, f: Finding) -> list[Fix]:
             lambda: delete_lines(a.text, [line]),
             preferred=True,
             key="drop-line",
+            safe=True,
         )
     ]
 
@@ -520,18 +530,20 @@ def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> lis
             Fix(
                 f"Re-parent to the previous entry ({_line_no(prev)})",
                 f.code,
-                lambda: _set_parent(a, line, prev),
+                lambda: doctor.set_parent(a, line, prev),
                 preferred=True,
                 key="reparent",
+                safe=True,
             )
         )
     out.append(
         Fix(
             "Make this entry a root (parentId null)",
             f.code,
-            lambda: _set_parent(a, line, None),
+            lambda: doctor.set_parent(a, line, None),
             preferred=prev is None,
             key="make-root",
+            safe=prev is None,
         )
     )
     return out
@@ -554,9 +566,13 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
     refs = [(n, key) for n in range(line + 1, until) for key in _id_refs(a.infos[n].obj, ident)]
     start, end = f.span.start, f.span.end
 
+    own = [key for key in _id_refs(a.infos[line].obj, ident) if key != "parentId"]
+
     def rename(move: bool) -> list[TextEdit]:
         new = js_stringify(fresh_id(taken_ids(a)))
         edits = [TextEdit.replace(line, start, end, new)]
+        if own:  # a retain-none compaction names itself
+            edits.extend(set_members(a.lines[line], line, [(key, new) for key in own]))
         if move:
             for n, key in refs:
                 edits.extend(set_members(a.lines[n], n, [(key, new)]))
@@ -572,6 +588,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
                 lambda: rename(True),
                 preferred=True,
                 key="fresh-id-and-references",
+                safe=True,
             )
         )
     out.append(
@@ -581,6 +598,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
             lambda: rename(False),
             preferred=not refs,
             key="fresh-id",
+            safe=not refs,
         )
     )
     return out
@@ -608,6 +626,109 @@ def _fix_orphan_result(a: Analysis, f: Finding) -> list[Fix]:
     ]
 
 
+# -- the session doctor: what stops a session from resuming -----------------------------------
+
+
+def _fix_resume(a: Analysis, f: Finding) -> list[Fix]:
+    """PI423-PI425, by the entry that causes them (see :mod:`pi_lsp.core.doctor`)."""
+    line = f.span.line
+    obj = a.infos[line].obj
+    if obj.get("type") == "compaction":
+        return _fix_kept_range(a, f)
+    if f.code == "PI423" and obj.get("type") == "context_edit":
+        return _fix_edit(a, f)
+    message = obj.get("message") if obj.get("type") == "message" else None
+    if f.code == "PI423" and isinstance(message, dict) and message.get("role") == "assistant":
+        return _fix_omitted_results(a, f, "Omit the results of this dropped turn too")
+    plan = doctor.reorder_plan(a, line) if f.code != "PI424" else None
+    if plan is None:
+        return []
+    return [
+        Fix(
+            f"Move this message after the tool results of {_line_no(plan.call)} (it and the "
+            "entries after them are re-parented; nothing is deleted)",
+            f.code,
+            lambda: doctor.move_after_results(a, plan),
+            preferred=True,
+            safe=True,
+            key="move-after-results",
+        )
+    ]
+
+
+def _fix_kept_range(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    start = doctor.kept_range_start(a, line)
+    if start is None:
+        return []
+    return [
+        Fix(
+            f"Keep from the assistant turn that holds the tool call ({_line_no(start)})",
+            f.code,
+            lambda: doctor.move_kept_range(a, line, start),
+            preferred=True,
+            safe=True,
+            key="keep-from-call",
+        )
+    ]
+
+
+def _fix_omitted_results(a: Analysis, f: Finding, title: str) -> list[Fix]:
+    """Append context edits omitting the results orphaned by the entry of ``f``."""
+    if f.severity != Severity.ERROR:
+        return []  # another leaf: an appended edit would land on the resumed path
+    results = doctor.orphaned_by(a, f.span.line)
+    if not doctor.can_omit(a, results):
+        return []
+    where = ", ".join(_line_no(r) for r in results)
+    return [
+        Fix(
+            f"{title} (append context edits omitting {where})",
+            f.code,
+            lambda: doctor.omit_results(a, results, taken_ids(a)),
+            preferred=True,
+            safe=True,
+            key="omit-results",
+        )
+    ]
+
+
+def _fix_edit(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    out = _fix_omitted_results(a, f, "Omit the tool results of the edited turn too")
+    narrowed = doctor.narrow_edit(a, line)
+    if narrowed is not None:
+        out.append(
+            Fix(
+                "Narrow the edit: keep the tool calls of the turn it edits",
+                f.code,
+                lambda: narrowed,
+                preferred=not out,
+                safe=not out,
+                key="narrow-edit",
+            )
+        )
+    return out
+
+
+def _fix_unanswered(a: Analysis, f: Finding) -> list[Fix]:
+    line = f.span.line
+    calls = doctor.tool_calls(a, line)
+    if doctor.answer_calls(a, line, taken_ids(a)) is None:
+        return []
+    what = "call" if len(calls) == 1 else "unanswered calls of this turn"
+    return [
+        Fix(
+            f'Answer the {what} with the result pi would send ("No result provided")',
+            f.code,
+            lambda: doctor.answer_calls(a, line, taken_ids(a)) or [],
+            preferred=True,
+            safe=True,
+            key="answer-calls",
+        )
+    ]
+
+
 _BUILDERS: dict[str, Callable[[Analysis, Finding], list[Fix]]] = {
     "PI002": _fix_cut_off,
     "PI005": _fix_blank,
@@ -621,4 +742,8 @@ _BUILDERS: dict[str, Callable[[Analysis, Finding], list[Fix]]] = {
     "PI401": _fix_duplicate_id,
     "PI402": _fix_cycle,
     "PI420": _fix_orphan_result,
+    "PI421": _fix_unanswered,
+    "PI423": _fix_resume,
+    "PI424": _fix_resume,
+    "PI425": _fix_resume,
 }

@@ -15,10 +15,12 @@ that holds its call (other results of that turn between), once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .context import SessionContext
 from .migrate import UNDEFINED, js_truthy
+
+if TYPE_CHECKING:
+    from .context import SessionContext  # the context imports this module to send itself
 
 NO_RESULT = "No result provided"
 """The text of the result pi-ai synthesises for a tool call that was never answered."""
@@ -158,3 +160,37 @@ def pairing_faults(messages: list[Sent]) -> list[PairingFault]:
             faults.append(PairingFault(n, m.line, m.answers, "duplicate"))
         seen.add(m.answers)
     return faults
+
+
+NOT_SENT = "pi-ai drops failed and aborted assistant turns from every request"
+"""Why an assistant message of the context is not sent (``notSent`` in the context view)."""
+
+
+def sent_json(req: Request) -> list[dict[str, Any]]:
+    """The request as JSON: per message ``role``, ``line`` (None for a synthetic result),
+    ``toolCallIds`` (assistant) or ``toolCallId`` (tool result), ``synthetic``: true for
+    a result pi-ai added (the shape of the conformance oracle's ``sent``)."""
+    out = []
+    for m in req.messages:
+        item: dict[str, Any] = {"role": m.role, "line": m.line}
+        if m.role == "toolResult":
+            item["toolCallId"] = m.answers
+        if m.role == "assistant":
+            item["toolCallIds"] = list(m.calls)
+        if m.synthetic:
+            item["synthetic"] = True
+        out.append(item)
+    return out
+
+
+def synthetic_after(req: Request) -> dict[int | None, list[str | None]]:
+    """The calls pi-ai answers with a synthetic result, by the line of the sent message
+    the results follow."""
+    out: dict[int | None, list[str | None]] = {}
+    last: int | None = None
+    for m in req.messages:
+        if m.synthetic:
+            out.setdefault(last, []).append(m.answers)
+        else:
+            last = m.line
+    return out

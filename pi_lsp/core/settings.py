@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Finding, Severity
-from .lines import MIB
+from .limits import MIB
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull", "both")
 """How diagnostics reach the client: ``auto`` pulls when the client can, else pushes."""

@@ -31,11 +31,6 @@ class SplitText:
         """The whole text (costly on huge documents)."""
         return "".join(a + b for a, b in zip(self.lines, self.terminators, strict=True))
 
-    @property
-    def ends_with_newline(self) -> bool:
-        """True when the last physical line of the text is terminated."""
-        return len(self.lines) > 1 and self.lines[-1] == "" and self.terminators[-2] != ""
-
 
 def split_lines(text: str) -> SplitText:
     """Split ``text`` into lines at ``\\n``, ``\\r\\n`` and ``\\r`` only.
@@ -70,10 +65,7 @@ def units(s: str, encoding: Encoding) -> int:
 
 def to_units(line: str, column: int, encoding: Encoding) -> int:
     """Convert a code-point column in ``line`` to code units of ``encoding``."""
-    column = max(0, min(column, len(line)))
-    if encoding == "utf-32":
-        return column
-    return units(line[:column], encoding)
+    return units(line[: max(0, column)], encoding)
 
 
 def from_units(line: str, offset: int, encoding: Encoding) -> int:
@@ -82,10 +74,8 @@ def from_units(line: str, offset: int, encoding: Encoding) -> int:
     An offset that falls inside a character (the middle of a surrogate pair or of a
     UTF-8 sequence) maps to the start of that character.
     """
-    if offset <= 0:
-        return 0
     if encoding == "utf-32" or line.isascii():
-        return min(offset, len(line))
+        return max(0, min(offset, len(line)))
     if units(line, encoding) <= offset:
         return len(line)
     count = 0

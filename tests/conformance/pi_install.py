@@ -233,8 +233,10 @@ def run_oracle(
     modules: Path | None = None,
     release: PiRelease = PI_073,
     timeout: float = 300.0,
+    script: Path = ORACLE,
 ) -> dict[str, Any]:
-    """Run ``node pi_oracle.mjs ARGS`` against ``release`` and return its JSON output.
+    """Run ``node pi_oracle.mjs ARGS`` (or another ``script`` of that shape) against
+    ``release`` and return its JSON output.
 
     Raises PiUnavailable when pi or a new enough node is missing, OracleError when the
     oracle fails (usage error, crash, no JSON). A pi exception during load/fork is not a
@@ -248,7 +250,7 @@ def run_oracle(
     if node is None:
         raise PiUnavailable(f"no node {release.node_major}+ for {release.label}")
     env = dict(os.environ, PI_LSP_PI_MODULES=str(modules), PI_LSP_PI_PACKAGE=release.package)
-    cmd = [node, str(ORACLE), *(os.fspath(a) for a in args)]
+    cmd = [node, str(script), *(os.fspath(a) for a in args)]
     try:
         proc = subprocess.run(
             cmd,

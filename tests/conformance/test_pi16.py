@@ -31,7 +31,7 @@ from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import apply_edits
 from pi_lsp.core.migrate import UNDEFINED
 from pi_lsp.core.model import Analysis
-from pi_lsp.core.sent import pairing_faults, request
+from pi_lsp.core.sent import pairing_faults, request, sent_json
 
 Oracle = Any
 SAMPLES = [(1, False), (2, True), (3, False), (4, True), (5, False), (6, True)]
@@ -134,18 +134,7 @@ PAIRING_CASES = sorted(p.name for p in (DATA / "broken").glob("pi42[345]-*.jsonl
 def ours_sent(path: Path, leaf: str | None = None) -> list[dict[str, Any]]:
     """Our request for the leaf, in the oracle's ``sent`` shape."""
     a = analyze(read(path), path=str(path))
-    ctx = session_context(a, UNDEFINED if leaf is None else leaf)
-    out = []
-    for m in request(ctx).messages:
-        item: dict[str, Any] = {"role": m.role, "line": m.line}
-        if m.role == "toolResult":
-            item["toolCallId"] = m.answers
-        if m.role == "assistant":
-            item["toolCallIds"] = list(m.calls)
-        if m.synthetic:
-            item["synthetic"] = True
-        out.append(item)
-    return out
+    return sent_json(request(session_context(a, UNDEFINED if leaf is None else leaf)))
 
 
 @pytest.mark.parametrize(

@@ -173,7 +173,6 @@ CASES: dict[str, list[Expect]] = {
     # file names of pi's form, <time>_<session id>.jsonl: another id, and one in upper case
     # (pi finds sessions by the header id, case-sensitively)
     f"{NAME_TIME}_{OTHER_SID}": [Expect("PI104", At(1, q(SID)), H)],
-    f"{NAME_TIME}_{SID.upper()}": [Expect("PI104", At(1, q(SID)), H)],
     # PI200 is graded by what pi does: a model it cannot restore is a warning...
     "pi200-wrong-type": [Expect("PI200", At(4, "5", after='"provider":'), W)],
     # a missing required property: the entry's type (top level) or the parent's key
@@ -337,7 +336,6 @@ UNMIGRATED_FIXED = {
 }
 FIXED_NAME = {
     f"{NAME_TIME}_{OTHER_SID}": f"{NAME_TIME}_{SID}",
-    f"{NAME_TIME}_{SID.upper()}": f"{NAME_TIME}_{SID}",
 }
 
 # ----------------------------------------------------------------------------- variants

@@ -177,6 +177,35 @@ def test_invalid_utf8_in_a_string_is_reported_at_its_line(tmp_path: Path, bad: b
     assert len(out) == 2
 
 
+_BAD_BYTES = [
+    b"\xff",
+    b"\x80",
+    b"\xfe\xfe",
+    b"\xe2\x82",
+    b"\xc0\xaf",
+    b"\xed\xa0\x80",
+    b"\xf0\x9f\x98",
+]
+
+
+@pytest.mark.parametrize("bad", _BAD_BYTES, ids=lambda b: b.hex())
+@pytest.mark.parametrize("where", ["in a string", "between tokens"])
+def test_invalid_utf8_message_names_the_first_bad_byte(
+    tmp_path: Path, bad: bytes, where: str
+) -> None:
+    """The user must find the byte: the message names it in hex, as a hex viewer shows it."""
+    lines = CLEAN.read_bytes().split(b"\n")
+    if where == "in a string":
+        lines[1] = lines[1].replace(b"list the files", b"list " + bad + b" files")
+    else:  # a JSON syntax error too: pi skips the line
+        lines[1] = lines[1].replace(b'"id":', bad + b'"id":', 1)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    (f,) = [f for f in analyze(read_text(path)).findings if f.code == "PI001"]
+    assert f.span.line == 1
+    assert f"byte 0x{bad[0]:02X}" in f.message, f.message
+
+
 def test_invalid_utf8_in_the_header_keeps_the_header(tmp_path: Path) -> None:
     path, _ = _bad_file(tmp_path, b"\xff", where="header")
     a = analyze(read_text(path), path=str(path))

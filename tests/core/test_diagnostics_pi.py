@@ -17,9 +17,12 @@ import pytest
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.findings import Severity
 
+from .pi_sessions import SID, assistant, doc, entry, header, result, user
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 CLEAN = DATA / "fixed" / "pi400-dangling-parent.jsonl"
+A, B, C = "aaaaaaaa", "bbbbbbbb", "cccccccc"
 
 
 def clean_lines() -> list[str]:
@@ -180,3 +183,108 @@ def test_pi421_not_for_an_aborted_turn() -> None:
     the result the file holds for one of them is now sent as an orphan (PI423 on the turn)."""
     text = _turns().replace('"stopReason":"toolUse"', '"stopReason":"aborted"')
     assert codes(text) == [("PI423", 2)]
+
+
+# ----------------------------------------------------------------------------- v2 rules
+
+
+def test_pi300_and_pi302_in_a_v2_file() -> None:
+    """pi migrates a v2 file only to rename hookMessage: an entry without ids stays without,
+    and a compaction's ``firstKeptEntryIndex`` is never converted (v1 → v2 only)."""
+    text = doc(
+        header(2),
+        user(A, None),
+        entry("model_change", None, False, provider="anthropic", modelId="claude"),
+        entry(
+            "compaction",
+            C,
+            A,
+            summary="S",
+            firstKeptEntryId=A,
+            firstKeptEntryIndex=1,
+            tokensBefore=9,
+        ),
+    )
+    a = analyze(text)
+    found = [(f.code, f.severity, f.span.line) for f in a.findings if f.code != "PI103"]
+    assert found == [("PI300", Severity.ERROR, 2), ("PI302", Severity.WARNING, 3)]
+    pi300, pi302 = (f for f in a.findings if f.code in ("PI300", "PI302"))
+    assert "root" in pi300.message and "v2" in pi302.message
+    key = a.lines[3].index('"firstKeptEntryIndex"')
+    assert (pi302.span.start, pi302.span.end) == (key, key + len('"firstKeptEntryIndex"'))
+
+
+# ----------------------------------------------------------------------------- v1 headers
+
+
+@pytest.mark.parametrize("version", [0, -1])
+def test_version_below_one_is_read_as_pi_reads_it(version: int) -> None:
+    """pi's ``version < 2`` migrates the file as v1: entries chain in file order, so a
+    tool result answers the call before it (checked with pi 0.73.1 and 1.6.0)."""
+    text = doc(
+        header(version),
+        user(None, False),
+        assistant(None, False, calls=("t1",)),
+        result(None, False, "t1"),
+        assistant(None, False, "done"),
+    )
+    a = analyze(text)
+    assert a.version == 1
+    assert a.tree.active == [1, 2, 3, 4]
+    (pi102,) = [f for f in a.findings if f.code == "PI102"]
+    assert "as v1" in pi102.message
+    assert not [f for f in a.findings if f.code.startswith(("PI3", "PI4"))]
+
+
+def test_v1_entries_with_only_a_parent_id_are_half_migrated() -> None:
+    text = doc(header(None), user(None, False), user(None, "aaaaaaaa"), user(None, False))
+    a = analyze(text)
+    (f,) = [f for f in a.findings if f.code == "PI303"]
+    assert f.data == {"entries": 1}
+    start = a.lines[2].index('"aaaaaaaa"')
+    assert [(r.span.line, r.span.start, r.span.end) for r in f.related] == [
+        (2, start, start + len('"aaaaaaaa"'))
+    ]
+
+
+# ----------------------------------------------------------------------------- file name
+
+
+def _named(uuid: str) -> str:
+    return f"/home/u/.pi/agent/sessions/--home-u--/2026-01-02T03-04-05-678Z_{uuid}.jsonl"
+
+
+@pytest.mark.parametrize("uuid", [SID, SID.upper(), SID[:9] + SID[9:].upper()])
+def test_file_name_uuid_in_any_case_is_the_header_id(uuid: str) -> None:
+    assert [f.code for f in analyze(doc(header(), user(A, None)), _named(uuid)).findings] == []
+
+
+def test_file_name_uuid_that_differs_is_pi104() -> None:
+    other = "ffffffff" + SID[8:]
+    (f,) = analyze(doc(header(), user(A, None)), _named(other.upper())).findings
+    assert (f.code, f.severity) == ("PI104", Severity.HINT)
+
+
+# ----------------------------------------------------------------------------- whole lines
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("[1]   ", "[1]"),
+        ("  [1]\t ", "[1]"),
+        ('"text" ', '"text"'),
+        ("42\t", "42"),
+        ('{"a":1}  ', '{"a":1}'),
+    ],
+)
+def test_a_whole_line_finding_ends_before_trailing_whitespace(line: str, value: str) -> None:
+    a = analyze(doc(header(), user(A, None), line, user(B, A)))
+    (f,) = a.findings
+    start = line.index(value)
+    assert (f.code, f.span.line, f.span.start, f.span.end) == (
+        "PI003",
+        2,
+        start,
+        start + len(value),
+    )

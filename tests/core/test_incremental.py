@@ -18,6 +18,7 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,9 @@ from pi_lsp.core.document import Document, Position
 from pi_lsp.core.files import read_lines, read_text
 from pi_lsp.core.model import Analysis, Cancelled, Options
 from pi_lsp.core.text import Encoding, from_units, split_lines, units
+
+from .pi_sessions import doc as doc_text
+from .pi_sessions import header, user
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BASES = [
@@ -38,6 +42,8 @@ BASES = [
     DATA / "broken" / "pi303-v1-header-with-ids.jsonl",
     DATA / "broken" / "u2028-raw-separators-before-problem.jsonl",
     DATA / "broken" / "pi402-two-entry-cycle.jsonl",
+    DATA / "broken" / "pi403-parent-on-later-line.jsonl",
+    DATA / "broken" / "pi422-two-results-for-one-call.jsonl",
     DATA / "book-valid.jsonl",
 ]
 TEXTS = [p.read_bytes().decode("utf-8") for p in BASES]
@@ -107,9 +113,19 @@ def edit(draw: st.DrawFn, text: str, encoding: Encoding) -> tuple[int, int, int,
     sc = draw(st.integers(0, width * 2 + 2))
     el = draw(st.sampled_from([sl, sl, sl + 1, sl + 2, sl - 1]))
     ec = draw(st.integers(0, width * 2 + 2))
-    kind = draw(st.sampled_from(["fragment", "fragment", "pool", "digit", "mix", "value"]))
+    kind = draw(
+        st.sampled_from(["fragment", "fragment", "pool", "digit", "mix", "value", "pad", "pad"])
+    )
     values = [(n, m.end()) for n, line in enumerate(lines) for m in re.finditer(r'":"', line)]
-    if kind == "value" and values:
+    gaps = [(n, m.start()) for n, line in enumerate(lines) for m in re.finditer(r'^|(?<=":)', line)]
+    if kind == "pad" and gaps:
+        # whitespace between tokens: columns move on one line, no line is added or removed
+        # and nothing a link reads changes (related ranges pointing into the line must follow)
+        sl, at = draw(st.sampled_from(gaps))
+        sc = ec = units(lines[sl][:at], encoding)
+        el = sl
+        new = draw(st.sampled_from([" ", "  ", "\t", " \t "]))
+    elif kind == "value" and values:
         # text at the start of a string value: the JSON stays valid (an id may now dangle)
         sl, at = draw(st.sampled_from(values))
         sc = ec = units(lines[sl][:at], encoding)
@@ -168,6 +184,40 @@ def test_edits_match_a_fresh_analysis(
         if analyse_now:
             check_same(doc, expected)
     check_same(doc, expected)
+
+
+_GAP = re.compile(r'^|(?<=":)')
+"""Places between tokens where whitespace keeps a line's JSON value (line start, after a key)."""
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "broken").glob("*.jsonl")), ids=lambda p: p.name)
+def test_whitespace_that_only_moves_columns_moves_every_range(path: Path) -> None:
+    """Padding a line changes no link, yet every range into that line, related ones too, moves."""
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        for m in _GAP.finditer(line):
+            doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+            before = doc.analysis
+            at = m.start()
+            doc.apply_change(Position(n, at), Position(n, at), " ", "utf-32")
+            padded = [*lines[:n], line[:at] + " " + line[at:], *lines[n + 1 :]]
+            after = check_same(doc, "\n".join(padded))
+            assert len(after.findings) == len(before.findings)
+
+
+def test_pi401_first_on_line_follows_an_edit_that_moves_its_id() -> None:
+    a, b = "aaaaaaaa", "bbbbbbbb"
+    text = doc_text(header(), user(a, None), user(b, a), user(a, b), user("cccccccc", a))
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    (dup,) = [f for f in doc.analysis.findings if f.code == "PI401"]
+    assert (dup.span.line, [r.span.line for r in dup.related]) == (3, [1])
+    doc.apply_change(Position(1, 1), Position(1, 1), "  ", "utf-16")  # {  "type":... on line 1
+    (moved,) = [f for f in check_same(doc, doc.source).findings if f.code == "PI401"]
+    start = doc.lines[1].index(f'"{a}"')
+    assert [(r.span.line, r.span.start, r.span.end) for r in moved.related] == [
+        (1, start, start + 10)
+    ]
 
 
 def _position(doc: Document, needle: str, skip: int = 0) -> tuple[int, int]:

@@ -84,6 +84,11 @@ def test_blank_lines_one_or_all() -> None:
     assert "PI005" not in {f.code for f in b.findings}
 
 
+def test_a_single_blank_line_has_one_fix() -> None:
+    text = doc(header(), user(A, None), "", user(B, A))
+    assert offered(text, "PI005", 2) == ["Remove this blank line"]
+
+
 # ---------------------------------------------------------------------------- PI103, PI303
 
 
@@ -112,6 +117,25 @@ def test_half_migrated_with_broken_ids_only_migrates() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "entries",
+    [
+        pytest.param((user(A, None), user(B, "zzzzzzzz")), id="dangling parentId"),
+        pytest.param((user(A, None), user(B, 7)), id="parentId not a string"),
+        pytest.param((user(A, None), user(B, A), user(B, A)), id="duplicate id"),
+        pytest.param((user(A, None), user(None, A)), id="no id"),
+        pytest.param((user(A, None), user(B, False)), id="no parentId"),
+        pytest.param((user(A, B), user(B, A)), id="cycle"),
+    ],
+)
+def test_half_migrated_keeps_ids_only_when_they_make_a_sound_tree(entries: tuple[str, ...]) -> None:
+    """Keeping the ids of a broken tree would turn PI303 into PI400, PI401 or PI402."""
+    migrate_only = ["Migrate session to v3 as pi would (every entry gets a new id)"]
+    assert offered(doc(header(1), *entries), "PI303", 0) == migrate_only
+    sound = doc(header(1), user(A, None), user(B, A))
+    assert offered(sound, "PI303", 0)[0].startswith("Set the header version to 3")
+
+
 # ----------------------------------------------------------------------------- PI201
 
 
@@ -137,16 +161,24 @@ def test_pending_turn_marked_aborted() -> None:
     assert json.loads(out.split("\n")[2])["message"]["stopReason"] == "aborted"
 
 
-def test_pending_turn_in_v1_shifts_later_compaction_index() -> None:
+@pytest.mark.parametrize("index", [3, 2])
+def test_pending_turn_in_v1_keeps_the_first_kept_entry(index: int) -> None:
+    """The compaction keeps "u2" (index 3) onwards, or the pending turn (index 2) onwards:
+    after removing the turn, "u2" is the first kept entry either way. Keeping the old index
+    in the first case, or shifting it in the second, would bring back "u1", which the
+    summary covers."""
     text = doc(
         header(None),
         user(None, False, "u1"),
         assistant(None, False, stop="pending"),
         user(None, False, "u2"),
-        entry("compaction", None, False, summary="S", firstKeptEntryIndex=3, tokensBefore=1),
+        entry("compaction", None, False, summary="S", firstKeptEntryIndex=index, tokensBefore=1),
     )
-    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={4})
-    assert json.loads(out.split("\n")[3])["firstKeptEntryIndex"] == 2  # still "u2"
+    replaced = {4} if index == 3 else set()
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced=replaced)
+    entries = [json.loads(line) for line in out.splitlines()]
+    kept = entries[entries[3]["firstKeptEntryIndex"]]
+    assert kept["message"]["content"] == "u2"
 
 
 # ------------------------------------------------------------------------- PI300 - PI302

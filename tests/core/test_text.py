@@ -53,22 +53,6 @@ def test_unicode_breaks_are_ordinary_characters(ch: str, newline: str) -> None:
     assert split_lines(text).lines == [line, line, ""]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("", False),
-        ("a", False),
-        ("a\n", True),
-        ("a\r\n", True),
-        ("a\r", True),
-        ("\n", True),
-        ("a\nb", False),
-    ],
-)
-def test_ends_with_newline(text: str, expected: bool) -> None:
-    assert split_lines(text).ends_with_newline is expected
-
-
 def test_split_large_text_keeps_every_line() -> None:
     lines = [f'{{"n":{i}}}' for i in range(10_000)]
     for newline in ("\n", "\r\n", "\r"):
@@ -79,6 +63,7 @@ def test_split_large_text_keeps_every_line() -> None:
 
 
 LINE = "a😀é日\U0001f680b"  # ASCII, astral, 2-byte, 3-byte, astral, ASCII
+EDGES = "\x7f\x80\u07ff\u0800\uffff\U00010000a"  # last and first code points of each width
 
 
 @pytest.mark.parametrize(
@@ -100,14 +85,23 @@ def test_units(s: str, utf8: int, utf16: int, utf32: int) -> None:
     assert units(s, "utf-32") == utf32
 
 
+def test_units_are_whole_numbers() -> None:
+    """Positions go to the client as JSON integers (LSP ``uinteger``), never as 2.0."""
+    for encoding in ("utf-8", "utf-16", "utf-32"):
+        assert type(units(LINE, encoding)) is int  # type: ignore[arg-type]
+        assert type(to_units(LINE, 3, encoding)) is int  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
-@pytest.mark.parametrize("column", range(len(LINE) + 1))
-def test_to_and_from_units_round_trip(encoding: str, column: int) -> None:
+@pytest.mark.parametrize(
+    ("line", "column"), [(s, c) for s in (LINE, EDGES) for c in range(len(s) + 1)]
+)
+def test_to_and_from_units_round_trip(encoding: str, line: str, column: int) -> None:
     codec = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding]
     width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
-    offset = to_units(LINE, column, encoding)  # type: ignore[arg-type]
-    assert offset == len(LINE[:column].encode(codec)) // width
-    assert from_units(LINE, offset, encoding) == column  # type: ignore[arg-type]
+    offset = to_units(line, column, encoding)  # type: ignore[arg-type]
+    assert offset == len(line[:column].encode(codec)) // width
+    assert from_units(line, offset, encoding) == column  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -483,6 +483,11 @@ async def test_edit_commands_on_an_open_document(client: LanguageClient) -> None
         ],
         "thinkingLevel": "off",
         "model": {"provider": "anthropic", "modelId": "claude-sonnet-4-5"},
+        "sent": [
+            {"role": "user", "line": 1},
+            {"role": "user", "line": 2},
+            {"role": "assistant", "line": 3, "toolCallIds": []},
+        ],
     }
     context = await run(client, "pi-lsp.context", uri, A)
     assert isinstance(context, dict) and [m["line"] for m in context["messages"]] == [1]

@@ -132,16 +132,13 @@ async def test_convert_command_refuses_pi_files_and_bad_arguments(client: Langua
 
 async def test_quick_fix_end_to_end(client: LanguageClient) -> None:
     diags = await open_document(client, SAMPLE, URI)
-    try:
-        actions = await client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=URI),
-                range=diags[0].range,
-                context=types.CodeActionContext(diagnostics=diags),
-            )
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=diags[0].range,
+            context=types.CodeActionContext(diagnostics=diags),
         )
-    except JsonRpcException:
-        pytest.skip("no textDocument/codeAction handler wired yet (pi_lsp/lsp/actions.py)")
+    )
     [fix] = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title == TITLE]
     assert fix.kind == types.CodeActionKind.QuickFix
     assert fix.edit is not None
