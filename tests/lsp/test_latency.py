@@ -3,7 +3,7 @@
 The real server (``python -m pi_lsp``) gets a generated 40 MiB session of the benchmark's
 shape (:mod:`tests.lsp.big_session`, written to the test's tmp dir) and a small one.
 When both are analysed and the server is idle, a line of the big one is removed: its
-tree, links and reference index are recomputed (about half a second here). Right after
+tree, links and reference index are recomputed (0.5 to 2.7 s here). Right after
 that change, a hover on the big document (on an entry *after* the removed line, so it
 moved up) and a hover on the small one are sent, in that order:
 
