@@ -84,6 +84,9 @@ class Spots:
     edit_char: str
     ask_line: int
     ask_col: int
+    below_line: int
+    below_col: int
+    below_id: str
 
 
 def _middle_line(lines: list[bytes], needles: tuple[bytes, ...]) -> tuple[int, str]:
@@ -107,7 +110,26 @@ def spots(data: bytes) -> Spots:
     ask, needle = _middle_line(above, (b'"parentId":"', b'"id":"', b'"type":"'))
     ask_text = lines[ask].decode("utf-8", "surrogateescape")
     col = ask_text.index(needle) + len(needle) + 2
-    return Spots(edit, units(text[:at], "utf-16"), char, ask, units(ask_text[:col], "utf-16"))
+    below = next(
+        (
+            n
+            for n in range(edit + 1, len(lines))
+            if lines[n].startswith(b'{"type":"message","id":"')
+        ),
+        edit,
+    )
+    below_text = lines[below].decode("utf-8", "surrogateescape")
+    ident = orjson.loads(lines[below]).get("id", "") if below != edit else ""
+    return Spots(
+        edit,
+        units(text[:at], "utf-16"),
+        char,
+        ask,
+        units(ask_text[:col], "utf-16"),
+        below,
+        units(below_text[: below_text.find('"id":"') + 8], "utf-16"),
+        ident,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -126,9 +148,10 @@ def _best(fn: Callable[[], Any], repeat: int) -> float:
 
 def inproc(path: Path, repeat: int) -> dict[str, Any]:
     """Floor, full analysis and the two edits, in this process."""
-    from pi_lsp.core.analysis import Options, analyze
+    from pi_lsp.core.analysis import analyze
     from pi_lsp.core.document import Document, Position
     from pi_lsp.core.files import read_text
+    from pi_lsp.core.model import Options
 
     def floor() -> None:
         for line in path.read_bytes().split(b"\n"):
@@ -344,11 +367,17 @@ def _latency(client: LspClient, method: str, params: Any, repeat: int) -> float 
 
 
 def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
-    """didOpen/didChange → publishDiagnostics, requests, and peak RSS of one server."""
+    """didOpen/didChange → publishDiagnostics, requests, and peak RSS of one server.
+
+    A second, small document (the file's first 40 lines) is open beside it, for hovers
+    on another document while this one is re-analysed.
+    """
     data = path.read_bytes()
     where = spots(data)
     uri = path.resolve().as_uri()
     text = data.decode("utf-8", "surrogateescape")
+    other_text = "".join(text.splitlines(keepends=True)[:40])
+    other_uri = uri.replace(".jsonl", "-other.jsonl")
     body = orjson.dumps(
         {
             "jsonrpc": "2.0",
@@ -367,11 +396,25 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         )
         caps = init["capabilities"]
         client.notify("initialized", {})
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": other_uri,
+                    "languageId": "jsonl",
+                    "version": 1,
+                    "text": other_text,
+                }
+            },
+        )
+        client.wait_note("textDocument/publishDiagnostics", lambda p: p["uri"] == other_uri)
         client.wait_idle()
         cpu = client.cpu_time()
         t = client.send_raw(body)
         del body
-        got = client.wait_note("textDocument/publishDiagnostics", lambda p: p["version"] == 1)
+        got = client.wait_note(
+            "textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["version"] == 1
+        )
         out["open"] = got.at - t
         out["open_cpu"] = client.cpu_time() - cpu
         out["open_diagnostics"] = len(got.params["diagnostics"])
@@ -400,16 +443,17 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
 
         def published() -> float:
             return client.wait_note(
-                "textDocument/publishDiagnostics", lambda p: p["version"] == version
+                "textDocument/publishDiagnostics",
+                lambda p: p["uri"] == uri and p["version"] == version,
             ).at
 
-        def hover_now() -> float | None:
-            """Latency of a hover sent right away (while the last change is analysed)."""
+        def hover_now(params: dict[str, Any] = asked) -> tuple[float | None, Any]:
+            """Latency and answer of a hover sent right away (while a change is analysed)."""
             if not caps.get("hoverProvider"):
-                return NA
-            ident, sent = client.request_async("textDocument/hover", asked)
-            answered, _, _ = client.wait_response(ident, 1800)
-            return answered - sent
+                return NA, None
+            ident, sent = client.request_async("textDocument/hover", params)
+            answered, result, _ = client.wait_response(ident, 1800)
+            return answered - sent, result
 
         client.wait_idle()
         line, col = where.edit_line, where.edit_col
@@ -417,7 +461,7 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         out["edit_inline"] = published() - t
         client.wait_idle()
         change(line, col, line, col + 1, "0")  # type another digit, hover at once
-        out["hover_after_edit"] = hover_now()
+        out["hover_after_edit"] = hover_now()[0]
         published()
         client.wait_idle()
         t = change(line, 10**7, line, 10**7, "\n")
@@ -430,9 +474,25 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         ):
             supported = caps.get(provider or "documentSymbolProvider")
             out[key] = _latency(client, method, params, repeat) if supported else NA
-        t = change(line, 10**7, line + 1, 0, "")  # remove that line again, hover at once
-        out["hover_in_reanalysis"] = hover_now()
+        # remove that line again; at once, hover on an entry below it (answered from the
+        # snapshot: it is one line up in the new text) and on the other document
+        below = {
+            "textDocument": doc,
+            "position": {"line": where.below_line, "character": where.below_col},
+        }
+        other = {
+            "textDocument": {"uri": other_uri},
+            "position": {"line": 0, "character": 2},
+        }
+        out["hover_other_idle"] = _latency(client, "textDocument/hover", other, repeat)
+        t = change(line, 10**7, line + 1, 0, "")
+        out["hover_in_reanalysis"], answer = hover_now(below)
+        out["hover_other_in_reanalysis"], _ = hover_now(other)
         out["edit_dropline"] = published() - t
+        value = (answer or {}).get("contents", {}).get("value", "")
+        out["hover_right_entry"] = (
+            f"`{where.below_id}`" in value and f"line {where.below_line + 1} " in value
+        )
         out["rss"] = client.peak_rss()
     finally:
         client.close()
@@ -530,7 +590,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     head = (
         "| file | MiB | pi load | orjson floor | analysis | open→diag | edit→diag | "
         "new line→diag | hover | definition | symbols | hover after edit | "
-        "hover after line removal | check proc | node proc |\n|" + "---|" * 15
+        "line removal→diag | hover during it (same doc) | hover during it (other doc) | "
+        "check proc | node proc |\n|" + "---|" * 17
     )
     out = [f"Times in ms (wall clock, best of N; load average {os.getloadavg()[0]:.1f}):"]
     out += ["", head]
@@ -541,7 +602,9 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{_ms(i['analysis'])} | {_ms(lsp['open'])} | {_ms(lsp['edit_inline'])} | "
             f"{_ms(lsp['edit_newline'])} | {_ms(lsp.get('hover'))} | {_ms(lsp.get('definition'))} | "
             f"{_ms(lsp.get('symbols'))} | {_ms(lsp.get('hover_after_edit'))} | "
-            f"{_ms(lsp.get('hover_in_reanalysis'))} | "
+            f"{_ms(lsp.get('edit_dropline'))} | "
+            f"{_ms(lsp.get('hover_in_reanalysis'))}{'' if lsp.get('hover_right_entry') else ' (wrong)'} | "
+            f"{_ms(lsp.get('hover_other_in_reanalysis'))} (idle {_ms(lsp.get('hover_other_idle'))}) | "
             f"{_ms(r['check']['time'])} | {_ms(pi['process'])} |"
         )
     head = (

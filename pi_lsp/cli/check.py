@@ -1,7 +1,7 @@
 """``pi-lsp check [PATH ...]``: report problems in session files.
 
 Every file is analysed by the same core as the server, and its diagnostics are built by
-:mod:`pi_lsp.core.report`, so ``--format json`` prints what the server publishes.
+:mod:`pi_lsp.lsp.wire`, so ``--format json`` prints what the server publishes.
 Settings come from ``pi-lsp.toml`` files (:mod:`pi_lsp.core.config_file`: the user's, then
 the nearest one above each checked file) with the options on top. Many files are checked
 in parallel (:mod:`pi_lsp.cli.batch`). Exit status: 0 no errors (or ``--exit-zero``), 1 errors found, 2 usage error,
@@ -19,15 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from pi_lsp.core.analysis import Options, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.config_file import ConfigError, layered_settings
 from pi_lsp.core.files import decode, read_lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
-from pi_lsp.core.report import diagnostics, path_uri
+from pi_lsp.core.model import Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text import split_lines
+from pi_lsp.lsp.wire import diagnostics, path_uri
 
 from . import fix, sarif
 from .batch import add_file_arguments, named_or_default, run_all

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core import context, migrate, sent
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
 from pi_lsp.core.jsontext import dumps
+from pi_lsp.core.model import Analysis
 
 
 def add_parser(sub: Any) -> None:

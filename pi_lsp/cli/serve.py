@@ -47,7 +47,7 @@ def _stop_on_interrupt() -> None:
 
 def serve_stdio() -> int:
     """Serve LSP over stdin/stdout until the client exits."""
-    from pi_lsp.lsp.server import create_server
+    from pi_lsp.lsp.features import create_server
 
     _stop_on_interrupt()
     if sys.stdin.isatty():
@@ -93,7 +93,7 @@ def serve_tcp(sock: socket.socket) -> None:
     """Serve the first client that connects to the listening ``sock`` (as pygls's start_tcp)."""
     from pygls.io_ import run_async
 
-    from pi_lsp.lsp.server import create_server
+    from pi_lsp.lsp.features import create_server
 
     server = create_server()
     stop = server._stop_event = threading.Event()

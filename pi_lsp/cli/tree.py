@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.files import read_lines
+from pi_lsp.core.model import Analysis
 from pi_lsp.core.treedata import visible_tree
 
 from .arguments import whole_number

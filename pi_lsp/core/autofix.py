@@ -28,7 +28,7 @@ from pathlib import PurePath
 from typing import Any
 
 from . import repairs
-from .analysis import Analysis, analyze
+from .analysis import analyze
 from .edits import (
     TextEdit,
     apply_edits,
@@ -40,6 +40,7 @@ from .edits import (
 )
 from .findings import Finding
 from .lines import Kind, glued_entries, parse, space_names
+from .model import Analysis
 
 MAX_ROUNDS = 64
 """Rounds of quick fixes before :func:`repair` gives up on what is left."""

@@ -28,14 +28,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from .findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .model import Analysis
 
 JsonPath = tuple[str | int, ...]
 ANY = "*"
 """In a :class:`LinkField` path: every index of an array."""
-
-CONVERT_COMMAND = "pi-lsp.convert"
-"""The LSP command (argument: the document URI) that converts a book file to pi v3."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +166,10 @@ def referrers(a: Analysis, target: int, path: JsonPath = ("id",)) -> list[tuple[
     return out
 
 
-def check(a: Analysis) -> None:
-    """Append the dialect's own findings (header notice, tool ids, summarized ids)."""
-    _header_notice(a)
+def check(a: Analysis) -> list[Finding]:
+    """The dialect's own findings (header notice, tool ids, summarized ids)."""
+    out: list[Finding] = []
+    _header_notice(a, out)
     uses = tool_uses(a)
     calls: dict[str, list[int]] = defaultdict(list)
     for line in a.tree.entries:
@@ -184,17 +182,18 @@ def check(a: Analysis) -> None:
         obj = a.infos[line].obj
         for link in links_of(obj):
             if link.field.target == "tool_use":
-                _check_tool_link(a, line, obj, link, uses, calls.get(link.value, []))
+                _check_tool_link(a, out, line, obj, link, uses, calls.get(link.value, []))
             elif link.field.code != "PI400" and link.value not in ids:
-                a.findings.append(_dangling(a, line, obj, link))
+                out.append(_dangling(a, line, obj, link))
+    return out
 
 
-def _header_notice(a: Analysis) -> None:
+def _header_notice(a: Analysis, out: list[Finding]) -> None:
     hl = a.header_line
     if hl is None:
         return
     entries = len(a.tree.entries)
-    a.findings.append(
+    out.append(
         Finding(
             "PI105",
             Severity.INFORMATION,
@@ -203,13 +202,14 @@ def _header_notice(a: Analysis) -> None:
             'session format: pi cannot load it (it needs a {"type":"session"} header with an '
             "id); opened with --session, pi starts an empty session and overwrites this file "
             f"(quick fix: convert the {entries} entries to a pi v3 session)",
-            data={"format": "book", "version": 1, "command": CONVERT_COMMAND},
+            data={"format": "book", "version": 1},
         )
     )
 
 
 def _check_tool_link(
     a: Analysis,
+    out: list[Finding],
     line: int,
     obj: dict[str, Any],
     link: Link,
@@ -239,7 +239,7 @@ def _check_tool_link(
         where = "on its path (there is one on another branch)"
     else:
         where = "before it on its path" if sites else "in this file"
-    a.findings.append(
+    out.append(
         Finding(
             "PI420",
             Severity.ERROR,

@@ -12,7 +12,7 @@ Mapping (``docs/book-dialect.md`` has the full table):
 
 - header → ``{"type":"session","version":3,"id",...}``; ``createdAt`` → ``timestamp``;
   ``provider``/``model``/``thinkingLevel`` stay on the header as pi's ``provider``/
-  ``modelId``/``thinkingLevel``. The id is the UUID in the file name, else one derived
+  ``modelId``/``thinkingLevel``. The id is the one in a file name of pi's form, else one derived
   from the text (the same input always gives the same output).
 - ``user_message`` / ``assistant_message`` / ``tool_result`` → ``message`` entries with
   pi's ``user`` / ``assistant`` / ``toolResult`` AgentMessages; usage fields renamed,
@@ -38,18 +38,19 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import re
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import PurePath
 from typing import Any
 
 from . import book
-from .analysis import Analysis, analyze
-from .jsontext import stringify
+from .analysis import analyze
+from .files import session_id_in_name
+from .jsontext import clip_json, stringify
 from .lines import Kind
+from .memo import per_analysis
+from .model import Analysis
 
 CUSTOM_TYPE = "pi-lsp/book"
 """``customType`` of the placeholder entries that keep book entries pi has no type for."""
@@ -84,9 +85,17 @@ _MODEL_PROVIDERS = (
 )
 
 _ENVELOPE = ("type", "id", "parentId", "timestamp")
-_FILE_UUID = re.compile(
-    r"(?:^|_)([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
-)
+
+
+def _text_of(value: Any) -> str:
+    """A value in a message or a seed: as Python prints a scalar, a container as clipped
+    JSON (any depth: a 1000-deep array has no Python repr)."""
+    return clip_json(value) if isinstance(value, list | dict) else str(value)
+
+
+def _is_ref(value: Any) -> bool:
+    """True for a ``parentId`` that can name an entry (a string) or none (null)."""
+    return value is None or isinstance(value, str)
 
 
 class NotBookError(ValueError):
@@ -125,7 +134,7 @@ def convert_text(text: str, path: str | None = None) -> str:
 def convert(text: str, path: str | None = None, analysis: Analysis | None = None) -> Conversion:
     """Convert a whole book-dialect file; ``analysis`` is its analysis when already known.
 
-    ``path`` is only used for the session id (a UUID in the file name is kept).
+    ``path`` is only used for the session id (the id in a file name of pi's form is kept).
     Raises :class:`NotBookError` when ``text`` is not in the book dialect.
     """
     a = analysis if analysis is not None else analyze(text, path)
@@ -134,11 +143,16 @@ def convert(text: str, path: str | None = None, analysis: Analysis | None = None
     return _Converter(a, _session_id(text, path)).run()
 
 
+@per_analysis
+def conversion(a: Analysis) -> Conversion:
+    """The conversion of a book-dialect document (once per analysis; see :func:`convert`)."""
+    return convert(a.text.join(), a.path, a)
+
+
 def _session_id(text: str, path: str | None) -> str:
-    if path is not None:
-        m = _FILE_UUID.search(PurePath(path).name)
-        if m:
-            return m.group(1).lower()
+    named = session_id_in_name(path) if path is not None else None
+    if named is not None:
+        return named
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"pi-lsp:book:{digest}"))
 
@@ -256,10 +270,10 @@ class _Converter:
     def _plan_thinking(self) -> None:
         """Pair each thinking entry with the assistant_message it precedes."""
         tree = self.a.tree
-        by_parent: dict[Any, list[int]] = defaultdict(list)
+        by_parent: dict[str | None, list[int]] = defaultdict(list)
         for line in tree.entries:
             obj = self._obj(line)
-            if obj.get("type") == "assistant_message":
+            if obj.get("type") == "assistant_message" and _is_ref(obj.get("parentId")):
                 by_parent[obj.get("parentId")].append(line)
         for line in tree.entries:
             obj = self._obj(line)
@@ -274,7 +288,8 @@ class _Converter:
                 None,
             )
             if target is None:
-                siblings = by_parent.get(obj.get("parentId"), [])
+                parent = obj.get("parentId")
+                siblings = by_parent.get(parent, []) if _is_ref(parent) else []
                 after = bisect.bisect_right(siblings, line)
                 target = siblings[after] if after < len(siblings) else None
             if target is None:
@@ -356,7 +371,8 @@ class _Converter:
                 splits.append(self._result_message(line, where, block, obj))
             for ident in seen:
                 answered[ident].append(line)
-            ids = [self._new_id(f"{obj.get('id')}/{n}") for n in range(len(splits))]
+            seed = _text_of(obj.get("id"))
+            ids = [self._new_id(f"{seed}/{n}") for n in range(len(splits))]
             if splits and not content and isinstance(obj.get("id"), str):
                 ids[-1] = obj["id"]  # nothing else left: the last tool result takes the id
                 keep_user = False
@@ -444,7 +460,7 @@ class _Converter:
         self._lose(
             line,
             where,
-            f"a {kind or 'malformed'} block has no place in pi's user and "
+            f"a {_text_of(kind or 'malformed')} block has no place in pi's user and "
             "tool result content: dropped",
         )
         return None
@@ -475,7 +491,7 @@ class _Converter:
                 self._lose(
                     line,
                     where,
-                    f"a {kind or 'malformed'} block has no place in pi's "
+                    f"a {_text_of(kind or 'malformed')} block has no place in pi's "
                     "assistant content: dropped",
                 )
         return out
@@ -493,7 +509,7 @@ class _Converter:
                 self._lose(
                     line,
                     ("content", n),
-                    f"a {kind or 'malformed'} block in a thinking entry: dropped",
+                    f"a {_text_of(kind or 'malformed')} block in a thinking entry: dropped",
                 )
         return out
 

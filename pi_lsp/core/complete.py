@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import schema, schema_info
-from .analysis import Analysis
 from .describe import clip, entry_preview, entry_title, object_title
 from .jsonl import PathItem, scan_string
 from .jsontext import dumps
-from .lines import HEADER_TYPES, Kind
+from .lines import HEADER_TYPES, Kind, LineInfo, parse
+from .model import Analysis
+from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
 
 MAX_ITEMS = 500
@@ -186,7 +187,7 @@ def _id_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
     for rank, target in enumerate(candidates[:MAX_ITEMS]):
         ident = a.tree.id_of[target]
         title = entry_title(a, target)
-        doc = f"line {target + 1}: {entry_preview(a.infos[target].obj)}"
+        doc = f"line {shown(target)}: {entry_preview(a.infos[target].obj)}"
         out.items.append(
             Item(
                 clip(ident, 80),
@@ -218,7 +219,7 @@ def _tool_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
                 clip(ident, 80),
                 "tool",
                 title,
-                f"toolCall on line {target + 1}",
+                f"toolCall on line {shown(target)}",
                 _text(ident, ctx),
                 ctx.start,
                 ctx.end,
@@ -234,14 +235,15 @@ def _is_header_line(a: Analysis, line: int) -> bool:
     return not any(info.value is not None for info in a.infos[:line])
 
 
-def _enum_values(a: Analysis, line: int, ctx: Context) -> tuple[list[Any], str | None]:
-    """Allowed values at the context's path, and the field's description."""
+def _enum_values(
+    a: Analysis, line: int, info: LineInfo, ctx: Context
+) -> tuple[list[Any], str | None]:
+    """Allowed values at the context's path (``info``: the cursor line), and its description."""
     key = schema.schema_key(a.fmt, a.version)
     if ctx.path == ("type",):
         header = _is_header_line(a, line)
         kinds = [k for k in schema_info.line_kinds(key) if (k in HEADER_TYPES) == header]
         return kinds, "Line kind: the header or one entry type."
-    info = a.infos[line]
     parsed = info.kind in (Kind.ENTRY, Kind.HEADER)
     name = "header" if info.kind is Kind.HEADER else ctx.entry_type or info.type
     if name and schema.has_definition(key, name):
@@ -265,12 +267,20 @@ def _enum_values(a: Analysis, line: int, ctx: Context) -> tuple[list[Any], str |
     return [v for v in found if v not in banned], desc
 
 
-def completions(a: Analysis, line: int, column: int) -> Completions:
-    """The completion items at ``(line, column)`` (code points)."""
+def completions(a: Analysis, line: int, column: int, text: str | None = None) -> Completions:
+    """The completion items at ``(line, column)`` (code points).
+
+    ``text`` is the cursor line's text when it was edited after ``a`` was computed (then
+    ``line`` is where it stands among ``a``'s lines); it is parsed afresh.
+    """
     out = Completions()
-    if not 0 <= line < len(a.lines):
-        return out
-    ctx = value_context(a.lines[line], column)
+    if text is None:
+        if not 0 <= line < len(a.lines):
+            return out
+        text, info = a.lines[line], a.infos[line]
+    else:
+        info = parse(text)
+    ctx = value_context(text, column)
     if ctx is None:
         return out
     if len(ctx.path) == 1 and ctx.path[0] in ID_FIELDS:
@@ -278,7 +288,7 @@ def completions(a: Analysis, line: int, column: int) -> Completions:
     elif ctx.path == TOOL_CALL_ID:
         _tool_items(a, line, ctx, out)
     elif ctx.path and ctx.path[-1] in ENUM_FIELDS:
-        values, desc = _enum_values(a, line, ctx)
+        values, desc = _enum_values(a, line, info, ctx)
         for rank, value in enumerate(values):
             if isinstance(value, str):
                 out.items.append(

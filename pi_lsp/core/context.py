@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import migrate
-from .analysis import Analysis
 from .describe import object_title
 from .migrate import UNDEFINED, js_truthy
+from .model import Analysis
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .lines import Kind
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .model import Analysis
 
 Action = Literal["omit", "replace", "none"]
 Reason = Literal["", "missing", "off-path", "summarised", "no-message", "not-editable"]

@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .analysis import Analysis
 from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
+from .model import Analysis
+from .numbering import shown
 from .refs import index, labels
 from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 
@@ -242,7 +243,7 @@ def entry_title(analysis: Analysis, line: int, limit: int = TITLE_LIMIT) -> str:
     title = object_title(info.obj, limit)
     target = info.obj.get("targetId") if info.type in ("label", "context_edit") else None
     if isinstance(target, str) and (found := analysis.tree.ids.get(target)) is not None:
-        return clip(f"{title} → line {found + 1}", limit)
+        return clip(f"{title} → line {shown(found)}", limit)
     return title
 
 

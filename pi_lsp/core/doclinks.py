@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .findings import Span
+from .model import Analysis
 from .refs import session_path, span_of
 
 LINK_FIELDS = ("parentSession", "branchedFrom")

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import context
-from .analysis import Analysis
 from .edits import (
     TextEdit,
     append_lines,
@@ -42,6 +41,7 @@ from .edits import (
     set_members,
 )
 from .migrate import UNDEFINED
+from .model import Analysis
 from .pairing import cause_of, first_orphan, message_of, sends_as_user
 from .sent import NO_RESULT, pairing_faults, request
 

@@ -1,16 +1,19 @@
-"""An open document: its lines, incremental text changes, and its current analysis.
+"""An open document: its lines, incremental text changes, its analyses and its snapshots.
 
 Changes arrive as (range, text) with positions in the client's code units; they are
 applied to the core's own line index (never ``str.splitlines``): only the lines a change
 touches are re-split, and the line lists are copied, never mutated, so an analysis keeps
-the exact text it was computed from.
+the exact text it was computed from. Every change is also recorded as a
+:class:`~pi_lsp.core.linemap.LineChange`.
 
-The analysis is recomputed lazily and incrementally (:func:`~pi_lsp.core.analysis.analyze`
-with the previous analysis). A server may run it in a worker thread with
-:meth:`Document.run_analysis` while the main thread keeps applying changes: a change
-cancels an analysis of older text (its finished lines are kept for the next run), and
-:attr:`Document.analysis` waits for an analysis of the current text that is in progress
-instead of starting a second one.
+The analysis runs in whichever thread calls :meth:`Document.run_analysis` (a server runs
+it in a worker while the main thread keeps applying changes): a change cancels an
+analysis of older text (its finished lines are kept for the next run), and a second
+caller waits for the run of the current text instead of starting another one.
+
+:meth:`Document.snapshot` never waits: it pairs the current text with the newest
+*complete* analysis, which may be of an older text, and the :class:`LineMap` from the
+lines of the one to the lines of the other (the edits recorded since that analysis).
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .analysis import Analysis, Cancelled, Options, analyze
-from .text import Encoding, SplitText, from_units, split_lines, to_units
+from .analysis import analyze
+from .linemap import LineChange, LineMap
+from .model import Analysis, Cancelled, Options
+from .text import Encoding, SplitText, clamp, split_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,36 @@ class Position:
     character: int
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A document as one request sees it: its text, and the newest complete analysis.
+
+    ``analysis`` may be of an older text: ``map`` takes lines of ``text`` to lines of
+    ``analysis.text`` and back (a line edited since maps to nothing). ``serial`` tells the
+    document's successive analyses apart. Immutable, like everything it holds.
+    """
+
+    uri: str
+    version: int | None
+    text: SplitText
+    analysis: Analysis
+    map: LineMap
+    serial: int
+
+    @property
+    def current(self) -> bool:
+        """True when the analysis is of this very text."""
+        return self.analysis.text is self.text
+
+    def to_analysis(self, line: int) -> int | None:
+        """The analysis's line for ``line`` of the text (None: edited since the analysis)."""
+        return line if self.current else self.map.to_old(line)
+
+    def to_text(self, line: int) -> int | None:
+        """The text's line for ``line`` of the analysis (None: edited since the analysis)."""
+        return line if self.current else self.map.to_new(line)
+
+
 @dataclass(slots=True)
 class _Job:
     """An analysis in progress: of which text, under which options, and whether to stop."""
@@ -38,13 +73,14 @@ class _Job:
     text: SplitText
     options: Options
     serial: int
+    text_serial: int
     done: threading.Event = field(default_factory=threading.Event)
     cancelled: bool = False
 
 
 @dataclass(slots=True)
 class Document:
-    """Text of one document by lines, with a version and a cached analysis."""
+    """Text of one document by lines, with a version and its analyses."""
 
     uri: str
     text: SplitText
@@ -52,10 +88,14 @@ class Document:
     path: str | None = None
     options: Options = field(default_factory=Options)
     _analysis: Analysis | None = None
+    _analysed: int = 0
     _partial: Cancelled | None = None
     _job: _Job | None = None
-    _serial: int = 0
+    _jobs: int = 0
     _installed: int = 0
+    _changes: int = 0
+    _edits: list[tuple[int, LineChange]] = field(default_factory=list)
+    _map: tuple[tuple[int, int], LineMap] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -73,26 +113,12 @@ class Document:
     @property
     def source(self) -> str:
         """The whole text (joins lines; costly on huge documents)."""
-        return "".join(a + b for a, b in zip(self.text.lines, self.text.terminators, strict=True))
+        return self.text.join()
 
-    def offset(self, pos: Position, encoding: Encoding) -> tuple[int, int]:
-        """A client position as ``(line, code-point column)``, clamped into the document."""
-        lines = self.text.lines
-        if pos.line < 0:
-            return 0, 0
-        if pos.line >= len(lines):
-            return len(lines) - 1, len(lines[-1])
-        return pos.line, from_units(lines[pos.line], pos.character, encoding)
-
-    def position(self, line: int, column: int, encoding: Encoding) -> Position:
-        """A ``(line, code-point column)`` as a client position."""
-        line = min(max(line, 0), len(self.text.lines) - 1)
-        return Position(line, to_units(self.text.lines[line], column, encoding))
-
-    def replace_all(self, text: str, version: int | None) -> None:
-        """Replace the whole text (full sync)."""
-        self._set_text(split_lines(text))
-        self.version = version
+    def replace_all(self, text: str) -> None:
+        """Replace the whole text (full sync); lines equal at both ends count as kept."""
+        new = split_lines(text)
+        self._set_text(new, _line_edit(0, self.text.lines, new.lines))
 
     def apply_change(
         self, start: Position, end: Position, new_text: str, encoding: Encoding
@@ -100,8 +126,8 @@ class Document:
         """Apply one ranged change; only the touched lines are re-split."""
         lines = self.text.lines
         terms = self.text.terminators
-        sl, sc = self.offset(start, encoding)
-        el, ec = self.offset(end, encoding)
+        sl, sc = clamp(lines, start.line, start.character, encoding)
+        el, ec = clamp(lines, end.line, end.character, encoding)
         if (el, ec) < (sl, sc):
             sl, sc, el, ec = el, ec, sl, sc
         # A "\r" ending the line before the change may join a "\n" the change starts
@@ -119,12 +145,15 @@ class Document:
             SplitText(
                 [*lines[:first], *new_lines, *lines[el + 1 :]],
                 [*terms[:first], *new_terms, *terms[el + 1 :]],
-            )
+            ),
+            _line_edit(first, lines[first : el + 1], new_lines),
         )
 
-    def _set_text(self, text: SplitText) -> None:
+    def _set_text(self, text: SplitText, edit: LineChange) -> None:
         with self._lock:
             self.text = text
+            self._changes += 1
+            self._edits.append((self._changes, edit))
             self._cancel_stale()
 
     def _cancel_stale(self) -> None:
@@ -154,10 +183,25 @@ class Document:
             if self._job is not None:
                 self._job.cancelled = True
 
+    def snapshot(self) -> Snapshot | None:
+        """The current text with the newest complete analysis (None before the first one)."""
+        with self._lock:
+            a = self._analysis
+            if a is None:
+                return None
+            key = (self._changes, self._analysed)
+            if self._map is None or self._map[0] != key:
+                line_map = LineMap.identity(len(a.lines))
+                for _, edit in self._edits:
+                    line_map = line_map.then(edit)
+                self._map = (key, line_map)
+            return Snapshot(self.uri, self.version, self.text, a, self._map[1], self._installed)
+
     @property
     def analysis(self) -> Analysis:
-        """The analysis of the current text (computed, or awaited if running, when stale).
+        """The analysis of the current text, computed in this thread (or awaited) if stale.
 
+        For callers that may block (scripts, tests); a server reads :meth:`snapshot`.
         While another thread re-analyses the *same* text under new options, the last
         analysis is returned at once: its positions are those of the current text.
         """
@@ -198,8 +242,8 @@ class Document:
                     return self._analysis
                 running = self._job
                 if running is None or running.cancelled or not self._running_current(running):
-                    self._serial += 1
-                    job = _Job(self.text, self.options, self._serial)
+                    self._jobs += 1
+                    job = _Job(self.text, self.options, self._jobs, self._changes)
                     self._job = job
                     previous, partial = self._analysis, self._partial
                     break
@@ -227,12 +271,17 @@ class Document:
                 # an analysis of older text is still the best base for the next one, but
                 # never replaces the result of a run that started later
                 if job.serial > self._installed:
-                    self._analysis, self._installed = result, job.serial
-                    self._partial = None
+                    self._install(result, job)
             return result if self._current(result) else None
         finally:
             with self._lock:
                 self._finish(job)
+
+    def _install(self, result: Analysis, job: _Job) -> None:
+        """Make ``result`` the newest complete analysis (under the lock)."""
+        self._analysis, self._installed, self._partial = result, job.serial, None
+        self._analysed = job.text_serial
+        self._edits = [(n, edit) for n, edit in self._edits if n > job.text_serial]
 
     def _running_current(self, job: _Job) -> bool:
         return job.text is self.text and job.options == self.options
@@ -241,6 +290,19 @@ class Document:
         if self._job is job:
             self._job = None
         job.done.set()
+
+
+def _line_edit(first: int, old: list[str], new: list[str]) -> LineChange:
+    """The lines from ``first`` that changed when ``old`` became ``new`` (lines equal at
+    either end count as kept: deleting a line from its start re-splits the next one)."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return LineChange(first + head, len(old) - head - tail, len(new) - head - tail)
 
 
 def _merge(old: Cancelled | None, new: Cancelled) -> Cancelled:

@@ -56,6 +56,12 @@ class TextEdit:
         return cls((line, column), (line, column), text)
 
 
+def replace_text(split: SplitText, text: str) -> TextEdit:
+    """The edit that replaces all of ``split`` by ``text``."""
+    last = len(split.lines) - 1
+    return TextEdit((0, 0), (last, len(split.lines[last])), text)
+
+
 def delete_lines(split: SplitText, lines: Iterable[int]) -> list[TextEdit]:
     """Edits removing whole ``lines`` with their terminators; adjacent lines merge into one.
 

@@ -1,12 +1,13 @@
-"""Reading session files from disk: decoding, discovery and the sessions directory."""
+"""Session files on disk: reading and decoding, discovery, pi's directory and file names."""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .text import SplitText, split_lines
 
@@ -49,6 +50,19 @@ def read_lines(path: Path) -> SplitText:
         start = end + 1
     lines.append(decode(view[start:]))
     return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+
+
+_SESSION_FILE = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
+"""How pi names a session file: ``<ISO time with ':' and '.' as '-'>_<session id>.jsonl``."""
+
+
+def session_id_in_name(path: str) -> str | None:
+    """The session id in the name of a file named as pi names sessions, else None.
+
+    pi writes the header id verbatim (a UUID, or a custom id), so it is returned as is.
+    """
+    m = _SESSION_FILE.fullmatch(PurePath(path).name)
+    return m.group(1) if m else None
 
 
 def sessions_dir() -> Path:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .describe import entry_title
 from .lines import Kind
+from .model import Analysis
 
 
 @dataclass(frozen=True, slots=True)

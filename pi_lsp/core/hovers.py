@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from . import context_edits, schema, schema_info
-from .analysis import Analysis
 from .cursor import cursor_at
 from .describe import (
     EntryFacts,
@@ -29,6 +28,8 @@ from .jsonl import PathItem
 from .jsontext import dumps
 from .limits import heaviest_text
 from .lines import Kind
+from .model import Analysis
+from .numbering import shown
 from .refs import (
     TOOL_RESULT_FIELDS,
     Site,
@@ -66,7 +67,7 @@ def code(text: str) -> str:
 
 
 def _line_ref(a: Analysis, line: int) -> str:
-    return f"line {line + 1} ({md_escape(entry_title(a, line, 60))})"
+    return f"line {shown(line)} ({md_escape(entry_title(a, line, 60))})"
 
 
 def _usage_text(usage: Usage) -> str:
@@ -90,7 +91,7 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
         out += [f"> {md_escape(facts.preview)}", ""]
     obj = a.infos[facts.line].obj
     out += [f"{md_escape(text)}" for text in _kind_notes(a, facts.line, obj)]
-    where = f"line {facts.line + 1}"
+    where = f"line {shown(facts.line)}"
     if facts.depth is not None:
         where += f" · depth {facts.depth}"
     where += " · on the active path" if facts.on_active_path else " · not on the active path"
@@ -106,12 +107,12 @@ def entry_markdown(a: Analysis, facts: EntryFacts) -> str:
     if facts.in_cycle:
         items.append("**in a parentId cycle**")
     if facts.children:
-        shown = ", ".join(str(c + 1) for c in facts.children[:12])
+        lines = ", ".join(str(shown(c)) for c in facts.children[:12])
         more = f" and {len(facts.children) - 12} more" if len(facts.children) > 12 else ""
         what = " (branch point)" if len(facts.children) > 1 else ""
-        items.append(f"children: line{'s' if len(facts.children) > 1 else ''} {shown}{more}{what}")
+        items.append(f"children: line{'s' if len(facts.children) > 1 else ''} {lines}{more}{what}")
     if facts.label_lines:
-        items.append("labelled by: line " + ", ".join(str(n + 1) for n in facts.label_lines[:12]))
+        items.append("labelled by: line " + ", ".join(str(shown(n)) for n in facts.label_lines[:12]))
     if facts.model:
         model = f"model: {md_escape(facts.model)}"
         if facts.stop_reason:
@@ -155,7 +156,7 @@ def _kind_notes(a: Analysis, line: int, obj: dict[str, object]) -> list[str]:
         )
     found = context_edits.effect(a, line)
     if found is not None:
-        target = f"line {found.target + 1}" if found.target is not None else found.target_id
+        target = f"line {shown(found.target)}" if found.target is not None else found.target_id
         if found.action == "omit":
             notes.append(f"Context edit: omits {target} from the context pi sends.")
         elif found.action == "replace":
@@ -251,8 +252,8 @@ def _target_markdown(a: Analysis, site: Site) -> str:
     assert line is not None
     facts = entry_facts(a, line)
     if facts is None:
-        return f"**{field}** → line {line + 1}"
-    return entry_markdown(a, facts) + f"\n\n*{field} → line {line + 1}*"
+        return f"**{field}** → line {shown(line)}"
+    return entry_markdown(a, facts) + f"\n\n*{field} → line {shown(line)}*"
 
 
 def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
@@ -265,7 +266,7 @@ def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
     call = content[block] if isinstance(content, list) and block < len(content) else {}
     name = call.get("name") if isinstance(call, dict) else None
     args = call.get("arguments", call.get("input")) if isinstance(call, dict) else None
-    head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {line + 1}"
+    head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {shown(line)}"
     if isinstance(args, dict):
         head += f"\n\n> {md_escape(clip(dumps(shallow(args)), 240))}"
     return head

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .describe import entry_title
 from .lines import Kind
+from .model import Analysis
+from .numbering import shown
 from .refs import TOOL_RESULT_FIELDS, line_sites, resolve, span_of
 
 
@@ -59,6 +60,6 @@ def link_hints(a: Analysis, first: int, last: int) -> list[Hint]:
                 continue
             arrow = "↑" if target < line else "↓"
             end = span_of(a, line, site.path).end
-            tooltip = f"{site.field} → line {target + 1}: {entry_title(a, target)}"
-            out.append(Hint(line, end, f"{arrow} line {target + 1}", tooltip))
+            tooltip = f"{site.field} → line {shown(target)}: {entry_title(a, target)}"
+            out.append(Hint(line, end, f"{arrow} line {shown(target)}", tooltip))
     return out

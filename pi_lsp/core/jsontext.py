@@ -93,3 +93,9 @@ def _string(text: str) -> str:
     except TypeError:  # lone surrogates: escaped, as JSON.stringify escapes them
         raw = json.dumps(text, ensure_ascii=False)
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", raw)
+
+
+def clip_json(value: Any, limit: int = 60) -> str:
+    """A value as JSON text for a message (what the user wrote, not Python's repr), clipped."""
+    text = dumps(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Analysis
 from .describe import session_totals
 from .hovers import path_split_text
 from .limits import heaviest_text
+from .model import Analysis
+from .numbering import shown
 from .refs import line_sites, resolve
 from .stats import analysis_stats
 
@@ -48,14 +49,14 @@ def code_lenses(a: Analysis) -> list[Lens]:
     for line in tree.entries:
         kids = tree.children.get(line, [])
         if len(kids) > 1:
-            where = ", ".join(str(k + 1) for k in kids[:8]) + (" …" if len(kids) > 8 else "")
+            where = ", ".join(str(shown(k)) for k in kids[:8]) + (" …" if len(kids) > 8 else "")
             out.append(Lens(line, f"⑂ branch point: {len(kids)} branches (lines {where})"))
         if a.infos[line].obj.get("type") == "compaction":
             for site in line_sites(a, line):
                 if site.field in ("firstKeptEntryId", "firstKeptEntryIndex"):
                     targets = resolve(a, site)
                     kept = (
-                        f"keeps from line {targets[0].line + 1}"
+                        f"keeps from line {shown(targets[0].line)}"
                         if targets and targets[0].line is not None
                         else "keeps nothing before it"
                     )

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .model import Analysis
 
 MIB = 1024 * 1024
 V8_MAX_STRING = 2**29 - 24

@@ -13,56 +13,28 @@ import bisect
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from . import context_edits
+from . import book, context_edits, pairing
 from .findings import Finding, Related, Severity
-from .lines import Kind, LineInfo
-from .tree import Tree, build
+from .lines import Kind
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .model import Analysis
 
 
-def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
-    """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
-    entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
-    id_of: dict[int, str] = {}
-    parent: dict[int, int | None] = {}
-    if fmt == "pi" and version == 1:
-        previous: int | None = None
-        for line in entries:
-            parent[line] = previous
-            previous = line
-        return build(entries, id_of, parent)
-    ids: dict[str, int] = {}
-    for line in entries:
-        ident = infos[line].obj.get("id")
-        if isinstance(ident, str):
-            id_of[line] = ident
-            ids[ident] = line
-    for line in entries:
-        ref = infos[line].obj.get("parentId")
-        parent[line] = ids.get(ref) if isinstance(ref, str) else None
-    return build(entries, id_of, parent)
-
-
-def check(a: Analysis) -> None:
-    """Append every link finding of ``a`` to ``a.findings``."""
+def check(a: Analysis) -> list[Finding]:
+    """Every link finding of ``a`` (its tree built): ids, references, tool calls, pairing."""
+    out: list[Finding] = []
     if a.fmt == "book":
-        from . import book
-
-        _check_ids(a)
-        book.check(a)
-        return
+        _check_ids(a, out)
+        return out + book.check(a)
     if a.version == 1:
-        _check_v1(a)
+        _check_v1(a, out)
     else:
-        _check_unlinked(a)
-        _check_ids(a)
-        _check_references(a)
-    _check_tools(a)
-    from . import pairing  # it builds pi's context, which needs the finished analysis types
-
-    a.findings.extend(pairing.check(a, {(f.span.line, f.code) for f in a.findings}))
+        _check_unlinked(a, out)
+        _check_ids(a, out)
+        _check_references(a, out)
+    _check_tools(a, out)
+    return out + pairing.check(a, {(f.span.line, f.code) for f in out})
 
 
 def _entries_before(a: Analysis, line: int) -> str:
@@ -71,7 +43,7 @@ def _entries_before(a: Analysis, line: int) -> str:
     return f"the {n} entr{'y' if n == 1 else 'ies'} before it"
 
 
-def _check_unlinked(a: Analysis) -> None:
+def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
     """PI300: entries without an ``id`` or ``parentId`` key (pi does not migrate v2+ files).
 
     pi reads a missing parentId as null (the entry is a root); an entry without id can be
@@ -121,7 +93,7 @@ def _check_unlinked(a: Analysis) -> None:
                     "everything before it drops out of the context"
                 )
         names = " and ".join(f"'{k}'" for k in missing)
-        a.findings.append(
+        out.append(
             Finding(
                 "PI300",
                 severity,
@@ -139,12 +111,12 @@ def _first_lines(a: Analysis) -> dict[str, int]:
     return first
 
 
-def _check_ids(a: Analysis) -> None:
+def _check_ids(a: Analysis, out: list[Finding]) -> None:
     tree = a.tree
     first = _first_lines(a)
     for line, ident in tree.id_of.items():
         if first[ident] != line:
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI401",
                     Severity.ERROR,
@@ -163,14 +135,14 @@ def _check_ids(a: Analysis) -> None:
             continue
         target = tree.ids.get(ref)
         if target is None:
-            a.findings.append(_dangling_parent(a, line, ref))
+            out.append(_dangling_parent(a, line, ref))
         elif line in tree.cycle:
             nxt = tree.parent.get(line)
             related = (
                 (Related(a.line_span(nxt), "next entry in the cycle"),) if nxt is not None else ()
             )
             what = "its own id" if target == line else "an entry that leads back to it"
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI402",
                     Severity.ERROR,
@@ -182,7 +154,7 @@ def _check_ids(a: Analysis) -> None:
                 )
             )
         elif target > line:
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI403",
                     Severity.WARNING,
@@ -217,7 +189,7 @@ def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
     )
 
 
-def _check_references(a: Analysis) -> None:
+def _check_references(a: Analysis, out: list[Finding]) -> None:
     tree = a.tree
     comps = context_edits.compactions(a)
     forked = isinstance(a.header.get("parentSession"), str)
@@ -225,11 +197,11 @@ def _check_references(a: Analysis) -> None:
         obj = a.infos[line].obj
         etype = obj.get("type")
         if etype == "compaction":
-            _check_first_kept(a, line, obj)
+            _check_first_kept(a, out, line, obj)
         elif etype == "label":
             ref = obj.get("targetId")
             if isinstance(ref, str) and ref not in tree.ids:
-                a.findings.append(
+                out.append(
                     Finding(
                         "PI411",
                         Severity.WARNING,
@@ -241,9 +213,9 @@ def _check_references(a: Analysis) -> None:
         elif etype == "branch_summary":
             ref = obj.get("fromId")
             if isinstance(ref, str) and ref != "root" and ref not in tree.ids:
-                a.findings.append(_dangling_from_id(a, line, ref, forked))
+                out.append(_dangling_from_id(a, line, ref, forked))
         elif etype == "context_edit":
-            _check_context_edit(a, line, comps)
+            _check_context_edit(a, out, line, comps)
 
 
 def _dangling_from_id(a: Analysis, line: int, ref: str, forked: bool) -> Finding:
@@ -280,13 +252,13 @@ _NO_EFFECT = {
 }
 
 
-def _check_context_edit(a: Analysis, line: int, comps: list[int]) -> None:
+def _check_context_edit(a: Analysis,out: list[Finding], line: int, comps: list[int]) -> None:
     found = context_edits.effect(a, line, comps)
     if found is None or found.action != "none":
         return
     ref = found.target_id
     if found.reason == "missing":
-        a.findings.append(
+        out.append(
             Finding(
                 "PI414",
                 Severity.WARNING,
@@ -305,7 +277,7 @@ def _check_context_edit(a: Analysis, line: int, comps: list[int]) -> None:
     key = ("replacement",) if found.reason == "not-editable" else ("targetId",)
     # pi's appendContextEdit refuses every other case, so only this one can come from pi
     severity = Severity.INFORMATION if found.reason == "summarised" else Severity.WARNING
-    a.findings.append(
+    out.append(
         Finding(
             "PI415",
             severity,
@@ -318,13 +290,13 @@ def _check_context_edit(a: Analysis, line: int, comps: list[int]) -> None:
     )
 
 
-def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
+def _check_first_kept(a: Analysis,out: list[Finding], line: int, obj: dict[str, Any]) -> None:
     ref = obj.get("firstKeptEntryId")
     if not isinstance(ref, str):
         return
     target = a.tree.ids.get(ref)
     if target is None:
-        a.findings.append(
+        out.append(
             Finding(
                 "PI410",
                 Severity.WARNING,
@@ -335,7 +307,7 @@ def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
         )
     elif not a.tree.is_ancestor(target, line):
         # pi's own SessionManager writes such compactions: a summary that keeps nothing
-        a.findings.append(
+        out.append(
             Finding(
                 "PI410",
                 Severity.INFORMATION,
@@ -348,7 +320,7 @@ def _check_first_kept(a: Analysis, line: int, obj: dict[str, Any]) -> None:
         )
 
 
-def _check_v1(a: Analysis) -> None:
+def _check_v1(a: Analysis, out: list[Finding]) -> None:
     """v1 compactions point by index into pi's parsed entries (header = 0)."""
     parsed = [i for i, info in enumerate(a.infos) if info.parsed]
     for line in a.tree.entries:
@@ -361,7 +333,7 @@ def _check_v1(a: Analysis) -> None:
         span = a.span_of(line, ("firstKeptEntryIndex",))
         if index <= 0 or index >= len(parsed):
             where = "the session header" if index == 0 else "outside the file"
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI413",
                     Severity.ERROR,
@@ -376,7 +348,7 @@ def _check_v1(a: Analysis) -> None:
             what = (
                 "a line that is not an entry" if target < line else "an entry after the compaction"
             )
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI413",
                     Severity.ERROR,
@@ -427,7 +399,7 @@ def tool_index(a: Analysis) -> tuple[dict[str, list[tuple[int, int]]], dict[str,
     return calls, results
 
 
-def _check_tools(a: Analysis) -> None:
+def _check_tools(a: Analysis, out: list[Finding]) -> None:
     tree = a.tree
     calls, results = tool_index(a)
     for ref, lines in results.items():
@@ -443,7 +415,7 @@ def _check_tools(a: Analysis) -> None:
                     )
                     for c, block in sites[:3]
                 )
-                a.findings.append(
+                out.append(
                     Finding(
                         "PI420",
                         Severity.ERROR,
@@ -456,11 +428,11 @@ def _check_tools(a: Analysis) -> None:
                 )
             else:
                 answered.append(line)
-        _check_duplicate_results(a, ref, answered)
-    _check_unanswered(a, calls, results)
+        _check_duplicate_results(a, out, ref, answered)
+    _check_unanswered(a, out, calls, results)
 
 
-def _check_duplicate_results(a: Analysis, ref: str, lines: list[int]) -> None:
+def _check_duplicate_results(a: Analysis,out: list[Finding], ref: str, lines: list[int]) -> None:
     tree = a.tree
     ordered = sorted((tree.tin[line], line) for line in lines if line in tree.tin)
     stack: list[int] = []
@@ -469,7 +441,7 @@ def _check_duplicate_results(a: Analysis, ref: str, lines: list[int]) -> None:
             stack.pop()
         if stack:
             earlier = stack[-1]
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI422",
                     Severity.WARNING,
@@ -487,7 +459,8 @@ def _check_duplicate_results(a: Analysis, ref: str, lines: list[int]) -> None:
 
 
 def _check_unanswered(
-    a: Analysis, calls: dict[str, list[tuple[int, int]]], results: dict[str, list[int]]
+    a: Analysis,
+    out: list[Finding], calls: dict[str, list[tuple[int, int]]], results: dict[str, list[int]]
 ) -> None:
     tree = a.tree
     active = tree.active_set
@@ -501,7 +474,7 @@ def _check_unanswered(
                 for r in results.get(ref, ())
             ):
                 continue
-            a.findings.append(
+            out.append(
                 Finding(
                     "PI421",
                     Severity.WARNING,

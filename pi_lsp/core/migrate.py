@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .analysis import Analysis
 from .edits import TextEdit, apply_edits, fresh_id, js_stringify, remove_members, set_members
 from .jsonl import member_keys
 from .lines import Kind
 from .memo import per_analysis
+from .model import Analysis
 
 CURRENT_VERSION = 3
 _PARSED = (Kind.HEADER, Kind.ENTRY, Kind.OTHER)

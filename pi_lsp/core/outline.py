@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .analysis import Analysis
 from .describe import clip, entry_title, kind_label, session_totals
+from .model import Analysis
+from .numbering import shown
 from .refs import labels
 from .tree import Tree
 
@@ -52,7 +53,7 @@ def _entry_node(a: Analysis, line: int, label: str | None, end: int) -> OutlineN
     name = f"[{clip(label, 30)}] {title}" if label else title
     if line == tree.leaf:
         name += "  ◀ leaf"
-    detail = f"line {line + 1}"
+    detail = f"line {shown(line)}"
     if line in tree.id_of:
         detail += f" · {clip(tree.id_of[line], 20)}"
     return OutlineNode(name or "(entry)", detail, kind_label(a.infos[line].obj), line, end)
@@ -63,7 +64,7 @@ def _header_node(a: Analysis, line: int) -> OutlineNode:
     name = totals.name or (f"session {totals.id}" if totals.id else "session")
     detail = f"v{totals.version} · {totals.entries} entries"
     if a.tree.leaf is not None:
-        detail += f" · leaf on line {a.tree.leaf + 1}"
+        detail += f" · leaf on line {shown(a.tree.leaf)}"
     return OutlineNode(clip(name, NAME_LIMIT), detail, "header", line, line)
 
 
@@ -102,7 +103,7 @@ def outline(a: Analysis, cap: int) -> list[OutlineNode]:
                 title = entry_title(a, kid, NAME_LIMIT - 8)
                 group = OutlineNode(
                     f"branch: {title}",
-                    f"lines {kid + 1}-{ends.get(kid, kid) + 1}",
+                    f"lines {shown(kid)}-{shown(ends.get(kid, kid))}",
                     "branch",
                     kid,
                     ends.get(kid, kid),

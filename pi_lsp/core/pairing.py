@@ -33,7 +33,7 @@ from .migrate import UNDEFINED, pi_accepts
 from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .model import Analysis
 
 LEAF_BUDGET = 200_000
 """Path entries walked for the leaves other than the resumed one (bounds huge trees)."""

@@ -31,7 +31,7 @@ from pathlib import PurePath
 from typing import Any
 
 from . import context, migrate
-from .analysis import Analysis, analyze
+from .analysis import analyze
 from .edits import (
     TextEdit,
     append_lines,
@@ -44,6 +44,7 @@ from .edits import (
 )
 from .lines import Kind
 from .migrate import UNDEFINED, js_truthy
+from .model import Analysis
 from .repairs import taken_ids
 
 
@@ -188,8 +189,10 @@ def fork(
     ``source_path`` becomes the header's ``parentSession`` (absolute, as pi resolves it);
     without it the header has none, as for pi's in-memory sessions.
     """
-    if a.fmt != "pi" or a.header_line is None:
-        raise RefactorError("not a pi session file (no session header)")
+    if not migrate.pi_accepts(a):
+        raise RefactorError(
+            "pi refuses this file (its first line is not a session header): no session to fork"
+        )
     b = _v3(a)
     target = line_of(b, at) if isinstance(at, str) else line_of(b, entry_id(b, at))
     path = b.tree.path_to(target)

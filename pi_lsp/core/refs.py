@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import book
-from .analysis import Analysis
 from .cursor import Cursor, cursor_at
 from .findings import Span
 from .jsonl import PathItem, locate
 from .lines import Kind
 from .memo import per_links
 from .migrate import parsed_lines
+from .model import Analysis
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),

@@ -7,20 +7,10 @@ resolve to it; tool call renames change every toolCall block and toolResult with
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from .analysis import Analysis
+from .edits import TextEdit
 from .jsontext import dumps
+from .model import Analysis
 from .refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
-
-
-class LineEdit(NamedTuple):
-    """Replace columns ``start``..``end`` (code points) of ``line`` with ``new_text``."""
-
-    line: int
-    start: int
-    end: int
-    new_text: str
 
 
 class RenameError(ValueError):
@@ -50,7 +40,7 @@ def prepare_rename(a: Analysis, line: int, column: int) -> tuple[int, int, str] 
     return start + 1, end - 1, name
 
 
-def rename(a: Analysis, line: int, column: int, new_name: str) -> list[LineEdit]:
+def rename(a: Analysis, line: int, column: int, new_name: str) -> list[TextEdit]:
     """The edits that rename the id under the cursor to ``new_name`` (empty if not renamable)."""
     found = _renamable(a, line, column)
     if found is None:
@@ -79,8 +69,8 @@ def rename(a: Analysis, line: int, column: int, new_name: str) -> list[LineEdit]
             raise RenameError('"root" is reserved: branch_summary fromId "root" means no entry')
         spans.append((target, ("id",)))
         spans += [(s.line, s.path) for s in references_to(a, target) if s.field in ID_FIELDS]
-    edits = []
+    edits = set()
     for n, path in spans:
         span = span_of(a, n, path)
-        edits.append(LineEdit(n, span.start, span.end, text))
-    return sorted(set(edits))
+        edits.add(TextEdit.replace(n, span.start, span.end, text))
+    return sorted(edits, key=lambda e: (e.start, e.end))

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from . import doctor, links, migrate
-from .analysis import Analysis
+from . import doctor, migrate
 from .edits import (
     TextEdit,
     delete_lines,
@@ -30,6 +29,8 @@ from .edits import (
 from .findings import Finding, Severity
 from .jsonl import locate, member_keys
 from .lines import Kind
+from .model import Analysis
+from .tree import build_tree
 
 FIXABLE = frozenset(
     {
@@ -66,6 +67,9 @@ ID_REFERENCES: dict[str, tuple[str, ...]] = {
 class Fix:
     """A quick fix: its title, the diagnostic code it fixes, and how to compute its edits.
 
+    ``key`` names the fix among those of its code, whatever its title says (titles count
+    lines and entries): a client resolving a fix later finds it by code, line and key.
+
     ``safe`` fixes are the ones ``pi-lsp check --fix`` applies on its own: they delete
     nothing but a cut-off fragment, and leave every entry loadable by pi.
     """
@@ -75,6 +79,7 @@ class Fix:
     make: Callable[[], list[TextEdit]]
     preferred: bool = False
     safe: bool = False
+    key: str = field(kw_only=True)
 
     def edits(self) -> list[TextEdit]:
         """The edits of this fix, against the analysis it was made for."""
@@ -99,13 +104,16 @@ def fix_all(a: Analysis) -> Fix | None:
     """The ``source.fixAll`` fix: migrate to v3 (or, in v3, rename every ``hookMessage``)."""
     version = migrate.source_version(a)
     if version is not None:
-        return Fix(f"Migrate session v{version} to v3", "PI103", lambda: _migration(a))
+        return Fix(
+            f"Migrate session v{version} to v3", "PI103", lambda: _migration(a), key="migrate"
+        )
     roles = _hook_lines(a)
     if roles:
         return Fix(
             f"Rename all {len(roles)} hookMessage roles to custom",
             "PI301",
             lambda: _rename_roles(a, roles),
+            key="rename-all-roles",
         )
     return None
 
@@ -214,6 +222,7 @@ def _fix_cut_off(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: delete_lines(a.text, [line]),
             preferred=True,
+            key="drop-line",
             safe=True,
         )
     ]
@@ -221,7 +230,15 @@ def _fix_cut_off(a: Analysis, f: Finding) -> list[Fix]:
 
 def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
-    out = [Fix("Remove this blank line", f.code, lambda: delete_lines(a.text, [line]), True)]
+    out = [
+        Fix(
+            "Remove this blank line",
+            f.code,
+            lambda: delete_lines(a.text, [line]),
+            True,
+            key="drop-line",
+        )
+    ]
     blanks = [g.span.line for g in a.findings if g.code == "PI005"]
     if len(blanks) > 1:
         out.append(
@@ -229,6 +246,7 @@ def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
                 f"Remove all {len(blanks)} blank lines inside the file",
                 f.code,
                 lambda: delete_lines(a.text, blanks),
+                key="drop-all-blank",
             )
         )
     return out
@@ -244,6 +262,7 @@ def _fix_migrate(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _migration(a),
             preferred=True,
+            key="migrate",
         )
     ]
 
@@ -256,6 +275,7 @@ def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
                 "Migrate session to v3 as pi would (every entry gets a new id)",
                 f.code,
                 lambda: _migration(a),
+                key="migrate",
             )
         )
     if _ids_usable_as_v3(a):
@@ -273,7 +293,14 @@ def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
             return edits + _rename_roles(a, roles)
 
         out.insert(
-            0, Fix("Set the header version to 3, keeping the existing ids", f.code, keep_ids, True)
+            0,
+            Fix(
+                "Set the header version to 3, keeping the existing ids",
+                f.code,
+                keep_ids,
+                True,
+                key="keep-ids",
+            ),
         )
     return out
 
@@ -298,7 +325,7 @@ def _ids_usable_as_v3(a: Analysis) -> bool:
         parent = a.infos[line].obj["parentId"]
         if parent is not None and (not isinstance(parent, str) or parent not in known):
             return False
-    tree = links.build_tree(a.infos, "pi", 3, a.header_line)
+    tree = build_tree(a.infos, "pi", 3, a.header_line)
     return not tree.cycle
 
 
@@ -321,11 +348,13 @@ def _fix_pending(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: remove_entries(a, doomed),
             True,
+            key="drop-turn",
         ),
         Fix(
             'Mark the turn as aborted (stopReason "aborted"; pi no longer resends it)',
             f.code,
             lambda: [TextEdit.replace(line, start, end, '"aborted"')],
+            key="mark-aborted",
         ),
     ]
 
@@ -371,6 +400,7 @@ def _fix_missing_ids(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _give_ids(a, [line]),
             preferred=True,
+            key="give-id",
         )
     ]
     if len(lacking) > 1:
@@ -380,6 +410,7 @@ def _fix_missing_ids(a: Analysis, f: Finding) -> list[Fix]:
                 "entry before it",
                 f.code,
                 lambda: _give_ids(a, lacking),
+                key="give-all-ids",
             )
         )
     return out
@@ -424,6 +455,7 @@ def _fix_hook_role(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: _rename_roles(a, [line]),
             preferred=True,
+            key="rename-role",
         )
     ]
     roles = _hook_lines(a)
@@ -433,6 +465,7 @@ def _fix_hook_role(a: Analysis, f: Finding) -> list[Fix]:
                 f"Rename all {len(roles)} hookMessage roles to custom",
                 f.code,
                 lambda: _rename_roles(a, roles),
+                key="rename-all-roles",
             )
         )
     return out
@@ -467,6 +500,7 @@ def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
                         )
                     ],
                     preferred=True,
+                    key="convert-index",
                 )
             )
     if "firstKeptEntryId" in obj:  # without it, the entry would violate its schema
@@ -476,6 +510,7 @@ def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
                 f.code,
                 lambda: remove_members(text, line, {"firstKeptEntryIndex"}),
                 preferred=not out,
+                key="drop-index",
             )
         )
     return out
@@ -497,6 +532,7 @@ def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> lis
                 f.code,
                 lambda: doctor.set_parent(a, line, prev),
                 preferred=True,
+                key="reparent",
                 safe=True,
             )
         )
@@ -506,6 +542,7 @@ def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> lis
             f.code,
             lambda: doctor.set_parent(a, line, None),
             preferred=prev is None,
+            key="make-root",
             safe=prev is None,
         )
     )
@@ -550,6 +587,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
                 f.code,
                 lambda: rename(True),
                 preferred=True,
+                key="fresh-id-and-references",
                 safe=True,
             )
         )
@@ -559,6 +597,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: rename(False),
             preferred=not refs,
+            key="fresh-id",
             safe=not refs,
         )
     )
@@ -582,6 +621,7 @@ def _fix_orphan_result(a: Analysis, f: Finding) -> list[Fix]:
             f.code,
             lambda: remove_entries(a, {line}),
             preferred=True,
+            key="drop-result",
         )
     ]
 
@@ -611,6 +651,7 @@ def _fix_resume(a: Analysis, f: Finding) -> list[Fix]:
             lambda: doctor.move_after_results(a, plan),
             preferred=True,
             safe=True,
+            key="move-after-results",
         )
     ]
 
@@ -627,6 +668,7 @@ def _fix_kept_range(a: Analysis, f: Finding) -> list[Fix]:
             lambda: doctor.move_kept_range(a, line, start),
             preferred=True,
             safe=True,
+            key="keep-from-call",
         )
     ]
 
@@ -646,6 +688,7 @@ def _fix_omitted_results(a: Analysis, f: Finding, title: str) -> list[Fix]:
             lambda: doctor.omit_results(a, results, taken_ids(a)),
             preferred=True,
             safe=True,
+            key="omit-results",
         )
     ]
 
@@ -662,6 +705,7 @@ def _fix_edit(a: Analysis, f: Finding) -> list[Fix]:
                 lambda: narrowed,
                 preferred=not out,
                 safe=not out,
+                key="narrow-edit",
             )
         )
     return out
@@ -680,6 +724,7 @@ def _fix_unanswered(a: Analysis, f: Finding) -> list[Fix]:
             lambda: doctor.answer_calls(a, line, taken_ids(a)) or [],
             preferred=True,
             safe=True,
+            key="answer-calls",
         )
     ]
 

@@ -15,10 +15,12 @@ that holds its call (other results of that turn between), once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .context import SessionContext
 from .migrate import UNDEFINED, js_truthy
+
+if TYPE_CHECKING:
+    from .context import SessionContext  # the context imports this module to send itself
 
 NO_RESULT = "No result provided"
 """The text of the result pi-ai synthesises for a tool call that was never answered."""

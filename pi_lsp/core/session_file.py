@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import whole_number
 from .files import read_lines
+from .header import whole_number
 from .lines import Kind, LineInfo, is_blank, parse
-from .links import build_tree
-from .tree import Tree
+from .tree import Tree, build_tree
 
 
 @dataclass(frozen=True, slots=True)

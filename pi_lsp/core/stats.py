@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .analysis import Analysis, whole_number
+from .header import whole_number
 from .lines import LineInfo
 from .memo import per_analysis
+from .model import Analysis
 from .session_file import load
 from .tree import Tree
 

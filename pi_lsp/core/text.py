@@ -27,6 +27,10 @@ class SplitText:
     lines: list[str]
     terminators: list[str]
 
+    def join(self) -> str:
+        """The whole text (costly on huge documents)."""
+        return "".join(a + b for a, b in zip(self.lines, self.terminators, strict=True))
+
 
 def split_lines(text: str) -> SplitText:
     """Split ``text`` into lines at ``\\n``, ``\\r\\n`` and ``\\r`` only.
@@ -85,3 +89,15 @@ def from_units(line: str, offset: int, encoding: Encoding) -> int:
             return i
         count += width
     return len(line)
+
+
+def clamp(lines: list[str], line: int, offset: int, encoding: Encoding) -> tuple[int, int]:
+    """A position in code units as ``(line, code-point column)``, clamped into ``lines``.
+
+    Before the first line is the start of the text; past the last line is its end.
+    """
+    if line < 0:
+        return 0, 0
+    if line >= len(lines):
+        return len(lines) - 1, len(lines[-1])
+    return line, from_units(lines[line], offset, encoding)

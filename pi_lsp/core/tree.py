@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .lines import Kind, LineInfo
+
 
 @dataclass(slots=True)
 class Tree:
@@ -136,3 +138,26 @@ def _number(tree: Tree) -> None:
                 if child not in tree.tin:
                     tree.depth[child] = d
                     stack.append((child, False))
+
+
+def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
+    """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
+    entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
+    id_of: dict[int, str] = {}
+    parent: dict[int, int | None] = {}
+    if fmt == "pi" and version == 1:
+        previous: int | None = None
+        for line in entries:
+            parent[line] = previous
+            previous = line
+        return build(entries, id_of, parent)
+    ids: dict[str, int] = {}
+    for line in entries:
+        ident = infos[line].obj.get("id")
+        if isinstance(ident, str):
+            id_of[line] = ident
+            ids[ident] = line
+    for line in entries:
+        ref = infos[line].obj.get("parentId")
+        parent[line] = ids.get(ref) if isinstance(ref, str) else None
+    return build(entries, id_of, parent)

@@ -10,31 +10,33 @@
 - Book-dialect files: :func:`~pi_lsp.lsp.book_actions.book_code_actions` (pygls allows
   one handler per method, so they are answered here).
 
+Actions edit the document, so they are computed on the analysis of the current text.
 Edits are computed on ``codeAction/resolve`` when the client resolves edits lazily (a
-migration rewrites every line; listing actions must stay cheap), else right away. Core
-edits become LSP edits only here, in the negotiated position encoding, inside a
-versioned ``TextDocumentEdit`` when the client accepts document changes.
+migration rewrites every line; listing actions must stay cheap), else right away. An
+action's ``data`` names it by a stable id (the fix's code, line and key; or the
+refactoring and its entry) and the document version it was offered for: resolve refuses
+an action of an older version with ContentModified.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
 
 from pi_lsp.core import refactor, repairs
-from pi_lsp.core.analysis import Analysis
 from pi_lsp.core.describe import clip, content_preview, entry_title
-from pi_lsp.core.document import Document
+from pi_lsp.core.document import Snapshot
 from pi_lsp.core.edits import TextEdit
 from pi_lsp.core.lines import Kind
-from pi_lsp.core.report import SOURCE
-from pi_lsp.core.text import Encoding, to_units
+from pi_lsp.core.model import Analysis
 
+from . import commands, proto, requests
 from .book_actions import book_code_actions
-from .safety import isolated
 from .server import PiLanguageServer
+from .wire import SOURCE
 
 FIX_ALL = "source.fixAll.pi-lsp"
 KINDS = [
@@ -45,52 +47,7 @@ KINDS = [
     types.CodeActionKind.RefactorRewrite,
     types.CodeActionKind.RefactorExtract,
 ]
-FORK_COMMAND = "pi-lsp.fork"
 DEFAULT_SUMMARY = "Summary of the branch left at line {line}: {title}"
-
-
-# -- core edits -> LSP ----------------------------------------------------------------------
-
-
-def _position(lines: list[str], line: int, column: int, encoding: Encoding) -> types.Position:
-    text = lines[line] if 0 <= line < len(lines) else ""
-    return types.Position(line=line, character=to_units(text, column, encoding))
-
-
-def lsp_edits(
-    lines: list[str], edits: Sequence[TextEdit], encoding: Encoding
-) -> list[types.TextEdit]:
-    """Core edits as LSP text edits (positions in ``encoding`` code units)."""
-    return [
-        types.TextEdit(
-            range=types.Range(
-                start=_position(lines, e.start[0], e.start[1], encoding),
-                end=_position(lines, e.end[0], e.end[1], encoding),
-            ),
-            new_text=e.text,
-        )
-        for e in edits
-    ]
-
-
-def workspace_edit(
-    ls: PiLanguageServer, doc: Document, edits: Sequence[TextEdit]
-) -> types.WorkspaceEdit:
-    """A workspace edit of the open ``doc``: versioned when the client takes document changes."""
-    changes = lsp_edits(doc.lines, edits, ls.encoding)
-    caps = ls.client_capabilities.workspace
-    if caps and caps.workspace_edit and caps.workspace_edit.document_changes:
-        return types.WorkspaceEdit(
-            document_changes=[
-                types.TextDocumentEdit(
-                    text_document=types.OptionalVersionedTextDocumentIdentifier(
-                        uri=doc.uri, version=doc.version
-                    ),
-                    edits=list(changes),
-                )
-            ]
-        )
-    return types.WorkspaceEdit(changes={doc.uri: changes})
 
 
 # -- what is offered ------------------------------------------------------------------------
@@ -102,55 +59,67 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     return any(kind == k or kind.startswith(f"{k}.") for k in only)
 
 
-def _lazy(ls: PiLanguageServer) -> bool:
+def _lazy(caps: types.ClientCapabilities) -> bool:
     """True when the client resolves a code action's ``edit`` (codeAction/resolve)."""
-    text = ls.client_capabilities.text_document
+    text = caps.text_document
     action = text.code_action if text else None
     support = action.resolve_support if action else None
     return bool(support and "edit" in support.properties)
 
 
-def _action(
-    ls: PiLanguageServer,
-    doc: Document,
-    title: str,
-    kind: str,
-    data: dict[str, Any],
-    diagnostics: list[types.Diagnostic] | None = None,
-    preferred: bool | None = None,
-) -> types.CodeAction:
-    action = types.CodeAction(
-        title=title,
-        kind=kind,
-        diagnostics=diagnostics,
-        is_preferred=preferred,
-        data={"uri": doc.uri, "version": doc.version, **data},
-    )
-    if not _lazy(ls):
-        edits = _edits_for(doc.analysis, action.data)
-        if edits is None:
-            return action
-        action.edit = workspace_edit(ls, doc, edits)
-    return action
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """What the actions of one request are computed from."""
+
+    snap: Snapshot
+    frame: proto.Frame
+    caps: types.ClientCapabilities
+
+    @property
+    def analysis(self) -> Analysis:
+        return self.snap.analysis
+
+    def edit(self, edits: Sequence[TextEdit]) -> types.WorkspaceEdit:
+        """``edits`` of this document as a workspace edit stamped with its version."""
+        return proto.workspace_edit(
+            self.caps, self.snap.uri, self.snap.version, self.frame.text_edits(edits)
+        )
+
+    def action(
+        self,
+        title: str,
+        kind: str,
+        data: dict[str, Any],
+        diagnostics: list[types.Diagnostic] | None = None,
+        preferred: bool | None = None,
+    ) -> types.CodeAction:
+        """An action named by ``data`` (its edit now, or on resolve for a lazy client)."""
+        action = types.CodeAction(
+            title=title,
+            kind=kind,
+            diagnostics=diagnostics,
+            is_preferred=preferred,
+            data={"uri": self.snap.uri, "version": self.snap.version, **data},
+        )
+        if not _lazy(self.caps):
+            edits = _edits_for(self.analysis, action.data)
+            if edits is not None:
+                action.edit = self.edit(edits)
+        return action
 
 
-def _quick_fixes(
-    ls: PiLanguageServer, doc: Document, params: types.CodeActionParams
-) -> list[types.CodeAction]:
+def _quick_fixes(offer: _Offer, params: types.CodeActionParams) -> list[types.CodeAction]:
     out = []
-    a = doc.analysis
     for diag in params.context.diagnostics:
         if diag.source != SOURCE or not isinstance(diag.code, str):
             continue
         line = diag.range.start.line
-        for fix in repairs.fixes(a, diag.code, line):
+        for fix in repairs.fixes(offer.analysis, diag.code, line):
             out.append(
-                _action(
-                    ls,
-                    doc,
+                offer.action(
                     fix.title,
                     types.CodeActionKind.QuickFix,
-                    {"op": "fix", "code": diag.code, "line": line, "title": fix.title},
+                    {"op": "fix", "code": diag.code, "line": line, "fix": fix.key},
                     [diag],
                     fix.preferred or None,
                 )
@@ -158,11 +127,11 @@ def _quick_fixes(
     return out
 
 
-def _fix_all(ls: PiLanguageServer, doc: Document) -> list[types.CodeAction]:
-    fix = repairs.fix_all(doc.analysis)
+def _fix_all(offer: _Offer) -> list[types.CodeAction]:
+    fix = repairs.fix_all(offer.analysis)
     if fix is None:
         return []
-    return [_action(ls, doc, fix.title, FIX_ALL, {"op": "fixAll"})]
+    return [offer.action(fix.title, FIX_ALL, {"op": "fixAll"})]
 
 
 def _entry_line(a: Analysis, line: int) -> int | None:
@@ -181,10 +150,8 @@ def _session_name_default(a: Analysis) -> str:
     return "Unnamed session"
 
 
-def _refactorings(
-    ls: PiLanguageServer, doc: Document, params: types.CodeActionParams
-) -> list[types.CodeAction]:
-    a = doc.analysis
+def _refactorings(offer: _Offer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    a = offer.analysis
     if a.fmt != "pi" or a.header_line is None:
         return []
     only = [str(k) for k in params.context.only or ()]
@@ -195,15 +162,15 @@ def _refactorings(
     ident = a.infos[line].obj.get("id") if line is not None else None
     # v1 entries are named by line: ids appear only with the migration the fork runs first
     target = line if a.version < 2 else ident if isinstance(ident, str) else None
-    if line is not None and extract and doc.path is not None and target is not None:
+    if line is not None and extract and a.path is not None and target is not None:
         out.append(
             types.CodeAction(
                 title="Fork to a new session file (the path up to this entry)",
                 kind=types.CodeActionKind.RefactorExtract,
                 command=types.Command(
                     title="Fork to a new session file",
-                    command=FORK_COMMAND,
-                    arguments=[doc.uri, target],
+                    command=commands.FORK,
+                    arguments=[offer.snap.uri, target],
                 ),
             )
         )
@@ -211,9 +178,7 @@ def _refactorings(
         return out
     if line is not None and isinstance(ident, str):
         out.append(
-            _action(
-                ls,
-                doc,
+            offer.action(
                 "Branch from here (append a branch_summary)",
                 "refactor.rewrite",
                 {"op": "branch", "line": line},
@@ -223,9 +188,7 @@ def _refactorings(
         current = labels.get(ident)
         default = f"checkpoint-{len(labels) + 1}"
         out.append(
-            _action(
-                ls,
-                doc,
+            offer.action(
                 f'Add label "{default}"'
                 if current is None
                 else f'Change label "{current[0]}" to "{default}"',
@@ -235,9 +198,7 @@ def _refactorings(
         )
         if current is not None:
             out.append(
-                _action(
-                    ls,
-                    doc,
+                offer.action(
                     f'Clear label "{current[0]}"',
                     "refactor.rewrite",
                     {"op": "label", "line": line, "label": None},
@@ -245,9 +206,7 @@ def _refactorings(
             )
     name = _session_name_default(a)
     out.append(
-        _action(
-            ls,
-            doc,
+        offer.action(
             f'Name this session "{clip(name, 60)}"',
             "refactor.rewrite",
             {"op": "name", "name": name},
@@ -257,15 +216,15 @@ def _refactorings(
 
 
 def _edits_for(a: Analysis, data: Any) -> list[TextEdit] | None:
-    """The edits of an action described by its ``data`` (None when it no longer applies)."""
+    """The edits of an action named by its ``data`` (None when it no longer applies)."""
     if not isinstance(data, dict):
         return None
     op = data.get("op")
     if op == "fix":
         found = [
             f
-            for f in repairs.fixes(a, data.get("code", ""), data.get("line", -1))
-            if f.title == data.get("title")
+            for f in repairs.fixes(a, str(data.get("code", "")), _int(data.get("line")))
+            if f.key == data.get("fix")
         ]
         return found[0].edits() if found else None
     if op == "fixAll":
@@ -273,15 +232,22 @@ def _edits_for(a: Analysis, data: Any) -> list[TextEdit] | None:
         return fix.edits() if fix is not None else None
     try:
         if op == "branch":
-            line = data["line"]
-            return refactor.branch(a, line, default_summary(a))
+            return refactor.branch(a, _int(data.get("line")), default_summary(a))
         if op == "label":
-            return refactor.label(a, data["line"], data.get("label"))
+            label = data.get("label")
+            return refactor.label(
+                a, _int(data.get("line")), label if isinstance(label, str) else None
+            )
         if op == "name":
             return refactor.name(a, str(data.get("name", "")))
     except refactor.RefactorError:
         return None
     return None
+
+
+def _int(value: Any) -> int:
+    """A line number from an action's data (-1, which names nothing, when it is none)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
 def default_summary(a: Analysis) -> str:
@@ -292,39 +258,6 @@ def default_summary(a: Analysis) -> str:
     return DEFAULT_SUMMARY.format(line=leaf + 1, title=entry_title(a, leaf))
 
 
-@isolated(default=None)
-def _code_actions(
-    ls: PiLanguageServer, params: types.CodeActionParams
-) -> list[types.CodeAction] | None:
-    doc = ls.document(params.text_document.uri)
-    if doc is None:
-        return None
-    only = [str(k) for k in params.context.only or ()]
-    out: list[types.CodeAction] = []
-    if _wanted(types.CodeActionKind.QuickFix.value, only):
-        out.extend(_quick_fixes(ls, doc, params))
-    if _wanted(FIX_ALL, only):
-        out.extend(_fix_all(ls, doc))
-    out.extend(_refactorings(ls, doc, params))
-    out.extend(book_code_actions(ls, params))
-    return out
-
-
-@isolated(default=None)
-def _resolved(ls: PiLanguageServer, action: types.CodeAction) -> types.CodeAction | None:
-    data = action.data
-    if action.edit is not None or not isinstance(data, dict):
-        return None
-    doc = ls.document(str(data.get("uri")))
-    if doc is None:
-        return None
-    edits = _edits_for(doc.analysis, data)
-    if edits is None:
-        return None
-    action.edit = workspace_edit(ls, doc, edits)
-    return action
-
-
 def register(server: PiLanguageServer) -> None:
     """Register ``textDocument/codeAction`` and ``codeAction/resolve``."""
 
@@ -332,11 +265,44 @@ def register(server: PiLanguageServer) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True),
     )
-    def code_action(
+    async def code_action(
         ls: PiLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
-        return _code_actions(ls, params)
+        caps = ls.client_capabilities
+        only = [str(k) for k in params.context.only or ()]
+
+        def work(snap: Snapshot, frame: proto.Frame) -> list[types.CodeAction]:
+            offer = _Offer(snap, frame, caps)
+            out: list[types.CodeAction] = []
+            if _wanted(types.CodeActionKind.QuickFix.value, only):
+                out.extend(_quick_fixes(offer, params))
+            if _wanted(FIX_ALL, only):
+                out.extend(_fix_all(offer))
+            out.extend(_refactorings(offer, params))
+            out.extend(book_code_actions(snap, frame, params, caps))
+            return out
+
+        return await requests.on_current(ls, params.text_document.uri, work)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
-    def resolve(ls: PiLanguageServer, action: types.CodeAction) -> types.CodeAction:
-        return _resolved(ls, action) or action
+    async def resolve(ls: PiLanguageServer, action: types.CodeAction) -> types.CodeAction:
+        data = action.data
+        if action.edit is not None or not isinstance(data, dict):
+            return action
+        uri = str(data.get("uri"))
+        doc = ls.documents.get(uri)
+        if doc is None:
+            return action
+        if data.get("version") != doc.version:
+            raise requests.content_modified(uri)
+        caps = ls.client_capabilities
+
+        def work(snap: Snapshot, frame: proto.Frame) -> types.CodeAction:
+            if snap.version != data.get("version"):
+                raise requests.content_modified(uri)
+            edits = _edits_for(snap.analysis, data)
+            if edits is not None:
+                action.edit = _Offer(snap, frame, caps).edit(edits)
+            return action
+
+        return await requests.on_current(ls, uri, work) or action

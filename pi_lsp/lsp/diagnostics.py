@@ -3,76 +3,51 @@ to clients that do not pull (setting ``diagnosticMode``: auto, push, pull or bot
 
 Analyses run off the event loop (:mod:`pi_lsp.lsp.scheduler`); :func:`refresh` asks for
 one and the scheduler calls :func:`publish` once the *current* text is analysed, so
-diagnostics are only ever published for the latest version (and then precomputes the
-reference index and session totals in the background, for the requests that follow). Pushed, pulled and
-``pi-lsp check --format json`` diagnostics come from the same function, so they are
-identical for the same text.
+diagnostics are only ever published for the latest version (then :func:`warm`
+precomputes the reference index and session totals in the background, for the requests
+that follow). Pushed, pulled and ``pi-lsp check --format json`` diagnostics come from the
+same function, so they are identical for the same text. A pull answers ``unchanged``
+when the client already has the diagnostics of this analysis under these settings.
 """
 
 from __future__ import annotations
 
-import logging
-
 from lsprotocol import types
 
 from pi_lsp.core import describe, refs
-from pi_lsp.core.analysis import Analysis
+from pi_lsp.core.document import Snapshot
+from pi_lsp.core.model import Analysis
 
-from . import convert, scheduler
+from . import proto, requests
 from .server import PiLanguageServer
 
-log = logging.getLogger("pi_lsp")
 
-
-def _scheduler(ls: PiLanguageServer) -> scheduler.Scheduler:
-    return scheduler.of(ls, lambda uri: publish(ls, uri), _warm)
-
-
-def _warm(analysis: Analysis) -> None:
+def warm(analysis: Analysis) -> None:
     """Precompute, per analysis, what hover, definition and references look up first."""
     refs.index(analysis)
     describe.session_totals(analysis)
 
 
-def current(ls: PiLanguageServer, uri: str) -> list[types.Diagnostic]:
-    """The diagnostics of an open document under the current settings (analyses if stale)."""
-    doc = ls.documents.get(uri)
-    if doc is None:
-        return []
-    findings = ls.settings.apply(doc.analysis.findings)
-    return convert.to_diagnostics(doc, findings, ls.encoding)
+def _items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
+    findings = ls.settings.apply(snap.analysis.findings)
+    return proto.diagnostics(findings, snap.analysis.lines, snap.uri, ls.encoding)
+
+
+def _result_id(ls: PiLanguageServer, snap: Snapshot) -> str:
+    """Names the diagnostics of one analysis under one set of settings."""
+    return f"{snap.version}.{snap.serial}.{ls.settings_generation}"
 
 
 def refresh(ls: PiLanguageServer, uri: str) -> None:
     """Analyse ``uri`` in the background, then publish its diagnostics."""
-    _scheduler(ls).schedule(uri)
-
-
-def client_pulls(ls: PiLanguageServer) -> bool:
-    """True when the client asks for diagnostics itself (``textDocument/diagnostic``) and can
-    be asked to ask again (``workspace/diagnostic/refresh``) when settings change them.
-
-    A client that pulls but cannot refresh (Neovim 0.11/0.12) would keep showing what a
-    settings change removed: in ``auto`` mode it gets pushed diagnostics instead, and no
-    ``diagnosticProvider`` (see :func:`offers_pull`), so it does not show them twice.
-    """
-    text_document = ls.client_capabilities.text_document
-    workspace = ls.client_capabilities.workspace
-    refresh = workspace.diagnostics if workspace else None
-    return bool(text_document and text_document.diagnostic and refresh and refresh.refresh_support)
-
-
-def offers_pull(ls: PiLanguageServer) -> bool:
-    """Whether to advertise ``diagnosticProvider`` (decided at initialize)."""
-    mode = ls.settings.diagnostic_mode
-    return mode in ("pull", "both") or (mode == "auto" and client_pulls(ls))
+    ls.scheduler.schedule(uri)
 
 
 def pushes(ls: PiLanguageServer) -> bool:
     """Whether diagnostics are pushed: a client that pulls would otherwise show them twice."""
     mode = ls.settings.diagnostic_mode
     if mode == "auto":
-        return not client_pulls(ls)
+        return not ls.client_pulls()
     return mode in ("push", "both")
 
 
@@ -86,11 +61,20 @@ def request_refresh(ls: PiLanguageServer) -> None:
 
 def publish(ls: PiLanguageServer, uri: str) -> None:
     """Push the diagnostics of ``uri`` for its current version (unless the client pulls)."""
-    doc = ls.documents.get(uri)
-    if doc is None or not pushes(ls):
+    if pushes(ls):
+        ls.scheduler.spawn(_push(ls, uri))
+
+
+async def _push(ls: PiLanguageServer, uri: str) -> None:
+    snap = ls.snapshot(uri)
+    if snap is None or not snap.current:
         return
+    items = await ls.scheduler.compute(lambda: _items(ls, snap))
+    now = ls.snapshot(uri)
+    if now is None or now.text is not snap.text or now.serial != snap.serial:
+        return  # changed meanwhile: the next analysis publishes
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=current(ls, uri))
+        types.PublishDiagnosticsParams(uri=uri, version=snap.version, diagnostics=items)
     )
 
 
@@ -118,13 +102,14 @@ def register(server: PiLanguageServer) -> None:
     )
     async def pull(
         ls: PiLanguageServer, params: types.DocumentDiagnosticParams
-    ) -> types.RelatedFullDocumentDiagnosticReport:
-        uri = params.text_document.uri
-        try:
-            if await _scheduler(ls).ready(uri) is None:
-                return types.RelatedFullDocumentDiagnosticReport(items=[])
-            return types.RelatedFullDocumentDiagnosticReport(items=current(ls, uri))
-        except Exception as exc:  # a bug in one feature must not take the server down
-            log.error("pull diagnostics failed: %s: %s", type(exc).__name__, exc)
-            log.debug("traceback", exc_info=True)
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
+    ) -> types.DocumentDiagnosticReport:
+        def work(snap: Snapshot, frame: proto.Frame) -> types.DocumentDiagnosticReport:
+            result_id = _result_id(ls, snap)
+            if params.previous_result_id == result_id:
+                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+            return types.RelatedFullDocumentDiagnosticReport(
+                items=_items(ls, snap), result_id=result_id
+            )
+
+        found = await requests.on_current(ls, params.text_document.uri, work)
+        return found or types.RelatedFullDocumentDiagnosticReport(items=[])

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_lsp.core.document import Snapshot
 from pi_lsp.core.folding import turn_folds
 
-from . import lookup
-from .safety import isolated
+from . import requests
+from .proto import Frame
 from .server import PiLanguageServer
 
 
@@ -15,23 +16,28 @@ def register(server: PiLanguageServer) -> None:
     """Register textDocument/foldingRange."""
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    @isolated()
-    def folding_ranges(
+    async def folding_ranges(
         ls: PiLanguageServer, params: types.FoldingRangeParams
     ) -> list[types.FoldingRange] | None:
-        found = lookup.document(ls, params.text_document.uri)
-        if found is None:
-            return None
-        _, a = found
         text = ls.client_capabilities.text_document
         limit = text.folding_range.range_limit if text and text.folding_range else None
-        folds = turn_folds(a)
-        return [
-            types.FoldingRange(
-                start_line=fold.start,
-                end_line=fold.end,
-                kind=types.FoldingRangeKind.Region,
-                collapsed_text=fold.title,
-            )
-            for fold in (folds[:limit] if limit else folds)
-        ]
+
+        def work(snap: Snapshot, frame: Frame) -> list[types.FoldingRange]:
+            out = []
+            for fold in turn_folds(snap.analysis):
+                start, end = frame.line(fold.start), frame.line(fold.end)
+                if start is None or end is None:
+                    continue
+                out.append(
+                    types.FoldingRange(
+                        start_line=start,
+                        end_line=end,
+                        kind=types.FoldingRangeKind.Region,
+                        collapsed_text=fold.title,
+                    )
+                )
+                if limit and len(out) == limit:
+                    break
+            return out
+
+        return await requests.on_snapshot(ls, params.text_document.uri, work)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_lsp.core.document import Snapshot
 from pi_lsp.core.hovers import hover_at
 
-from . import lookup
-from .safety import isolated
+from . import requests
+from .proto import Frame
 from .server import PiLanguageServer
 
 
@@ -23,15 +24,18 @@ def register(server: PiLanguageServer) -> None:
     """Register textDocument/hover."""
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @isolated()
-    def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        where = lookup.at(ls, params.text_document.uri, params.position)
-        if where is None:
-            return None
-        found = hover_at(where.analysis, where.line, where.column)
-        if found is None:
-            return None
-        return types.Hover(
-            contents=types.MarkupContent(kind=_markup_kind(ls), value=found.markdown),
-            range=lookup.span_range(ls, where.doc.lines, found.line, *found.span),
-        )
+    async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        kind = _markup_kind(ls)
+
+        def work(snap: Snapshot, frame: Frame) -> types.Hover | None:
+            line, column = requests.at(frame, params.position, uri)
+            found = hover_at(snap.analysis, line, column)
+            if found is None:
+                return None
+            return types.Hover(
+                contents=types.MarkupContent(kind=kind, value=found.markdown),
+                range=frame.range(found.line, *found.span),
+            )
+
+        return await requests.on_snapshot(ls, uri, work)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_lsp.core.document import Snapshot
 from pi_lsp.core.inlay import link_hints
 
-from . import lookup
-from .safety import isolated
+from . import requests
+from .proto import Frame
 from .server import PiLanguageServer
 
 
@@ -15,21 +16,19 @@ def register(server: PiLanguageServer) -> None:
     """Register textDocument/inlayHint."""
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
-    @isolated()
-    def inlay_hints(
+    async def inlay_hints(
         ls: PiLanguageServer, params: types.InlayHintParams
     ) -> list[types.InlayHint] | None:
-        found = lookup.document(ls, params.text_document.uri)
-        if found is None:
-            return None
-        _, a = found
-        hints = link_hints(a, params.range.start.line, params.range.end.line)
-        return [
-            types.InlayHint(
-                position=lookup.span_range(ls, a.lines, h.line, h.column, h.column).start,
-                label=h.label,
-                tooltip=h.tooltip,
-                padding_left=True,
-            )
-            for h in hints
-        ]
+        wanted = params.range
+
+        def work(snap: Snapshot, frame: Frame) -> list[types.InlayHint]:
+            lines = frame.lines_within(wanted.start.line, wanted.end.line)
+            if lines is None:
+                return []
+            return [
+                types.InlayHint(position=where, label=h.label, tooltip=h.tooltip, padding_left=True)
+                for h in link_hints(snap.analysis, *lines)
+                if (where := frame.position(h.line, h.column)) is not None
+            ]
+
+        return await requests.on_snapshot(ls, params.text_document.uri, work)

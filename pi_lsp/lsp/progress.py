@@ -15,8 +15,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from lsprotocol import types
-
-from .server import PiLanguageServer
+from pygls.lsp.server import LanguageServer
 
 SHOW_AFTER = 0.3
 """Seconds an analysis runs before a progress bar is created."""
@@ -47,13 +46,13 @@ class Meter:
         return min(99, 100 * self.done // self.total) if self.total else 0
 
 
-def supported(ls: PiLanguageServer) -> bool:
+def supported(ls: LanguageServer) -> bool:
     """True when the client announced ``window.workDoneProgress``."""
     window = ls.client_capabilities.window
     return bool(window and window.work_done_progress)
 
 
-async def follow(ls: PiLanguageServer, work: Awaitable[Any], meter: Meter, title: str) -> None:
+async def follow(ls: LanguageServer, work: Awaitable[Any], meter: Meter, title: str) -> None:
     """Wait for ``work``; if it takes longer than :data:`SHOW_AFTER`, show its progress.
 
     Never raises for a progress problem (a client that refuses the token just gets no

@@ -1,79 +1,60 @@
-"""Rename an entry id or a tool call id with all its references (prepareRename + rename)."""
+"""Rename an entry id or a tool call id with all its references (prepareRename + rename).
+
+prepareRename reads the snapshot; rename edits, so it is computed on the analysis of the
+current text and stamped with its version.
+"""
 
 from __future__ import annotations
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from pi_lsp.core.rename import LineEdit, RenameError, prepare_rename, rename
+from pi_lsp.core.document import Snapshot
+from pi_lsp.core.rename import RenameError, prepare_rename, rename
 
-from . import lookup
-from .safety import isolated
+from . import proto, requests
 from .server import PiLanguageServer
-
-
-def _workspace_edit(
-    ls: PiLanguageServer, uri: str, version: int | None, lines: list[str], edits: list[LineEdit]
-) -> types.WorkspaceEdit:
-    text_edits = [
-        types.TextEdit(
-            range=lookup.span_range(ls, lines, e.line, e.start, e.end), new_text=e.new_text
-        )
-        for e in edits
-    ]
-    workspace = ls.client_capabilities.workspace
-    supports = workspace.workspace_edit if workspace else None
-    if supports and supports.document_changes:
-        identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-        return types.WorkspaceEdit(
-            document_changes=[
-                types.TextDocumentEdit(text_document=identifier, edits=list(text_edits))
-            ]
-        )
-    return types.WorkspaceEdit(changes={uri: text_edits})
 
 
 def register(server: PiLanguageServer) -> None:
     """Register textDocument/prepareRename and textDocument/rename."""
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    @isolated()
-    def prepare(
+    async def prepare(
         ls: PiLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
-        where = lookup.at(ls, params.text_document.uri, params.position)
-        if where is None:
-            return None
-        found = prepare_rename(where.analysis, where.line, where.column)
-        if found is None:
-            return None
-        start, end, name = found
-        return types.PrepareRenamePlaceholder(
-            range=lookup.span_range(ls, where.doc.lines, where.line, start, end), placeholder=name
-        )
+        uri = params.text_document.uri
+
+        def work(snap: Snapshot, frame: proto.Frame) -> types.PrepareRenamePlaceholder | None:
+            line, column = requests.at(frame, params.position, uri)
+            found = prepare_rename(snap.analysis, line, column)
+            if found is None:
+                return None
+            start, end, name = found
+            where = frame.range(line, start, end)
+            assert where is not None  # the line maps: requests.at checked it
+            return types.PrepareRenamePlaceholder(range=where, placeholder=name)
+
+        return await requests.on_snapshot(ls, uri, work)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    def do_rename(ls: PiLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        result = _compute(ls, params)
-        if isinstance(result, RenameError):
-            # a refused name reaches the user as an error response
-            raise JsonRpcException(message=str(result), code=types.LSPErrorCodes.RequestFailed)
-        return result
+    async def do_rename(
+        ls: PiLanguageServer, params: types.RenameParams
+    ) -> types.WorkspaceEdit | None:
+        uri = params.text_document.uri
+        caps = ls.client_capabilities
 
+        def work(snap: Snapshot, frame: proto.Frame) -> types.WorkspaceEdit | None:
+            line, column = requests.at(frame, params.position, uri)
+            try:
+                edits = rename(snap.analysis, line, column, params.new_name)
+            except RenameError as exc:
+                # a refused name reaches the user as an error response
+                raise JsonRpcException(
+                    message=str(exc), code=types.LSPErrorCodes.RequestFailed
+                ) from exc
+            if not edits:
+                return None
+            return proto.workspace_edit(caps, uri, snap.version, frame.text_edits(edits))
 
-@isolated()
-def _compute(
-    ls: PiLanguageServer, params: types.RenameParams
-) -> types.WorkspaceEdit | RenameError | None:
-    """The rename's edit, or the RenameError that refuses the new name."""
-    uri = params.text_document.uri
-    where = lookup.at(ls, uri, params.position)
-    if where is None:
-        return None
-    try:
-        edits = rename(where.analysis, where.line, where.column, params.new_name)
-    except RenameError as exc:
-        return exc
-    if not edits:
-        return None
-    return _workspace_edit(ls, uri, where.doc.version, where.doc.lines, edits)
+        return await requests.on_current(ls, uri, work)

@@ -1,21 +1,25 @@
-"""Document analysis off the event loop: worker threads, and the newest text wins.
+"""Where the server's work runs: analyses, warm-ups and requests, all off the event loop.
 
-The event loop only applies changes and answers requests; analyses run in daemon
-threads (:class:`Worker`), one run per document at a time. For each document one driver
-task (:meth:`Scheduler.schedule`) loops until the analysis of the *current* text is done,
-then calls ``on_ready(uri)`` (which publishes diagnostics for the current version):
+The event loop only applies changes, hands work out and sends answers. Three kinds of
+worker threads (daemons: they never delay exit) do the rest:
 
-- a change while an analysis runs cancels it (the document flags the running job, the
-  analysis stops within about a MiB of new text) and the finished lines are reused by the
-  next run, so a burst of hundreds of edits analyses the last version, not every one;
-- an analysis still running after :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds shows
-  work-done progress (``$/progress``) when the client supports it;
-- once a document has been left unchanged for :data:`WARM_AFTER` seconds after its
-  diagnostics, ``warm(analysis)`` runs in a background thread to precompute the views
-  requests need (the reference index, session totals), so the first hover or definition
-  does not pay for them, and a burst of typing is not slowed down by them;
-- :meth:`Scheduler.ready` lets an async handler await the current analysis without
-  blocking the loop.
+- analyses (two threads: a small document opened while a huge one is analysed does not
+  wait for it; they share the GIL, so more would not be faster). For each document one
+  driver task (:meth:`Scheduler.schedule`) loops until the analysis of the *current* text
+  is done, then calls ``on_ready(uri)`` (which publishes diagnostics for the current
+  version). A change while an analysis runs cancels it (the analysis stops within about a
+  MiB of new text) and its finished lines are reused by the next run, so a burst of
+  hundreds of edits analyses the last version, not every one. An analysis still running
+  after :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
+- the warm-up (one thread): once a document has been left unchanged for
+  :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
+  views requests need (the reference index, session totals), so the first hover does not
+  pay for them and a burst of typing is not slowed down by them;
+- requests (a thread per request running at once, up to eight): :meth:`Scheduler.compute`
+  runs a request's core work on a snapshot, so one slow request (an outline of a huge
+  session) holds up neither the loop nor a quick request beside it.
+
+:meth:`Scheduler.current` awaits the analysis of the current text without blocking the loop.
 """
 
 from __future__ import annotations
@@ -26,16 +30,15 @@ import functools
 import logging
 import queue
 import threading
-import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from pi_lsp.core.analysis import Analysis, gc_paused
+from pi_lsp.core.analysis import gc_paused
 from pi_lsp.core.document import Document
+from pi_lsp.core.model import Analysis
 
-from . import progress
-from .server import PiLanguageServer
+from .progress import Meter
 
 T = TypeVar("T")
 
@@ -44,9 +47,14 @@ WARM_AFTER = 0.5
 
 log = logging.getLogger("pi_lsp")
 
+Follow = Callable[[Awaitable[Any], Meter, str], Awaitable[None]]
+"""Awaits an analysis, showing its progress (``progress.follow`` bound to the server)."""
+
 
 class Worker:
-    """Daemon threads running submitted calls in order (daemons never delay exit)."""
+    """Daemon threads running submitted calls: a new thread (up to ``threads``) whenever
+    every running one is busy, so a quick call never queues behind a slow one while the
+    limit allows."""
 
     def __init__(self, threads: int, name: str) -> None:
         self._queue: queue.SimpleQueue[
@@ -55,27 +63,42 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._size = threads
         self._name = name
+        self._idle = 0
+        self._lock = threading.Lock()
 
     def submit(self, fn: Callable[[], T]) -> asyncio.Future[T]:
         """Run ``fn()`` in a worker thread; its result arrives in the returned future."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        while len(self._threads) < self._size:
-            thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-            thread.start()
-            self._threads.append(thread)
+        with self._lock:
+            if self._idle == 0 and len(self._threads) < self._size:
+                thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._threads.append(thread)
+                thread.start()
+            else:
+                self._idle -= 1  # an idle thread takes it (or the queue holds it)
         self._queue.put((loop, future, fn))
         return future
 
     def _run(self) -> None:
         while True:
-            loop, future, fn = self._queue.get()
-            try:
-                result, error = fn(), None
-            except Exception as exc:
-                result, error = None, exc
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                loop.call_soon_threadsafe(_settle, future, result, error)
+            _call(*self._queue.get())  # its locals (a result, a snapshot) die with the call
+            with self._lock:
+                self._idle += 1
+
+
+def _call(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], fn: Callable[[], Any]
+) -> None:
+    """Run one submitted call and settle its future on the loop."""
+    if future.cancelled():  # asked for by a request that was cancelled meanwhile
+        return
+    try:
+        result, error = fn(), None
+    except Exception as exc:
+        result, error = None, exc
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+        loop.call_soon_threadsafe(_settle, future, result, error)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: Exception | None) -> None:
@@ -87,24 +110,29 @@ def _settle(future: asyncio.Future[Any], result: Any, error: Exception | None) -
         future.set_result(result)
 
 
+async def _no_progress(work: Awaitable[Any], meter: Meter, title: str) -> None:
+    await work
+
+
 class Scheduler:
-    """Keeps every open document's analysis current, off the event loop."""
+    """Keeps every open document's analysis current, and runs requests, off the loop."""
 
     def __init__(
         self,
-        ls: PiLanguageServer,
-        on_ready: Callable[[str], None],
+        documents: Mapping[str, Document],
+        on_ready: Callable[[str], None] | None = None,
         warm: Callable[[Analysis], object] | None = None,
+        follow: Follow = _no_progress,
     ) -> None:
-        self.ls = ls
+        self.documents = documents
         self.on_ready = on_ready
         self.warm = warm
-        # two analysis threads: a small document opened while a huge one is analysed does
-        # not wait for it (they share the GIL, so more would not be faster); warming up
-        # has its own thread and never holds up an analysis
-        self.worker = Worker(2, "pi-lsp-analysis")
+        self.follow = follow
+        self.analyses = Worker(2, "pi-lsp-analysis")
         self.background = Worker(1, "pi-lsp-warm-up")
+        self.requests = Worker(8, "pi-lsp-request")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     def schedule(self, uri: str) -> None:
         """Make sure the current text of ``uri`` gets analysed, then ``on_ready(uri)``."""
@@ -112,52 +140,78 @@ class Scheduler:
         if driver is None or driver.done():
             self._drivers[uri] = asyncio.ensure_future(self._drive(uri))
 
-    async def ready(self, uri: str) -> Analysis | None:
+    def forget(self, uri: str) -> None:
+        """Drop the driver of a closed document (it ends on its own)."""
+        self._drivers.pop(uri, None)
+
+    async def current(self, uri: str) -> Analysis | None:
         """The analysis of the current text of ``uri`` (None when it is not open)."""
         while True:
-            doc = self.ls.documents.get(uri)
+            doc = self.documents.get(uri)
             if doc is None:
                 return None
-            if not doc.is_stale:
-                return doc.analysis
+            snap = doc.snapshot()
+            if snap is not None and not doc.is_stale:
+                return snap.analysis
             self.schedule(uri)
             if not await asyncio.shield(self._drivers[uri]):
                 return None
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work`` on the loop, on its own (kept alive until it ends)."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def compute(self, fn: Callable[[], T]) -> asyncio.Future[T]:
+        """Run a request's work (``fn()``, reading a snapshot) in a request thread."""
+        return self.requests.submit(fn)
 
     async def _drive(self, uri: str) -> bool:
         """Analyse until the current text is done; False when closed or failed."""
         title = f"pi-lsp: {PurePosixPath(uri).name}"
         while True:
             await asyncio.sleep(0)  # let changes that are already queued land first
-            doc = self.ls.documents.get(uri)
+            doc = self.documents.get(uri)
             if doc is None:
                 return False
             if doc.is_stale:
-                meter = progress.Meter()
-                work = self.worker.submit(functools.partial(doc.run_analysis, meter.update))
+                meter = Meter()
+                work = self.analyses.submit(functools.partial(doc.run_analysis, meter.update))
                 try:
-                    await progress.follow(self.ls, work, meter, title)
+                    await self.follow(work, meter, title)
                 except Exception as exc:  # a bug in the analysis must not kill the server
                     log.error("analysis of %s failed: %s: %s", uri, type(exc).__name__, exc)
                     log.debug("traceback", exc_info=True)
                     return False
-                if self.ls.documents.get(uri) is not doc or doc.is_stale:
+                if self.documents.get(uri) is not doc or doc.is_stale:
                     continue
-            self.on_ready(uri)
-            if self.warm is not None:
+            if self.on_ready is not None:
+                self.on_ready(uri)
+            snap = doc.snapshot()
+            if self.warm is not None and snap is not None:
                 asyncio.get_running_loop().call_later(
-                    WARM_AFTER, self._warm_soon, doc, doc.analysis
+                    WARM_AFTER, self._warm_soon, doc, snap.analysis
                 )
             return True
 
     def _warm_soon(self, doc: Document, analysis: Analysis) -> None:
         """On the loop: hand the warm-up to the background thread if the text is unchanged."""
-        if not doc.is_stale and doc.analysis is analysis:
+        if self._unchanged(doc, analysis):
             self.background.submit(functools.partial(self._warm, doc, analysis))
+
+    def _unchanged(self, doc: Document, analysis: Analysis) -> bool:
+        snap = doc.snapshot()
+        return (
+            self.documents.get(doc.uri) is doc
+            and not doc.is_stale
+            and snap is not None
+            and snap.analysis is analysis
+        )
 
     def _warm(self, doc: Document, analysis: Analysis) -> None:
         """In the background thread: precompute what requests need, unless the text moved on."""
-        if doc.is_stale or doc.analysis is not analysis or self.warm is None:
+        if self.warm is None or not self._unchanged(doc, analysis):
             return
         try:
             with gc_paused():
@@ -165,18 +219,3 @@ class Scheduler:
         except Exception as exc:  # only a cache: a request computes it again
             log.error("warming up %s failed: %s: %s", doc.uri, type(exc).__name__, exc)
             log.debug("traceback", exc_info=True)
-
-
-_SCHEDULERS: weakref.WeakKeyDictionary[PiLanguageServer, Scheduler] = weakref.WeakKeyDictionary()
-
-
-def of(
-    ls: PiLanguageServer,
-    on_ready: Callable[[str], None],
-    warm: Callable[[Analysis], object] | None = None,
-) -> Scheduler:
-    """The scheduler of ``ls`` (created with ``on_ready`` and ``warm`` on first use)."""
-    found = _SCHEDULERS.get(ls)
-    if found is None:
-        found = _SCHEDULERS[ls] = Scheduler(ls, on_ready, warm)
-    return found

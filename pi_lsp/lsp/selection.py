@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_lsp.core.document import Snapshot
 from pi_lsp.core.selection import selection_spans
 
-from . import convert, lookup
-from .safety import isolated
+from . import requests
+from .proto import Frame
 from .server import PiLanguageServer
 
 
@@ -15,23 +16,23 @@ def register(server: PiLanguageServer) -> None:
     """Register textDocument/selectionRange."""
 
     @server.feature(types.TEXT_DOCUMENT_SELECTION_RANGE)
-    @isolated()
-    def selection_ranges(
+    async def selection_ranges(
         ls: PiLanguageServer, params: types.SelectionRangeParams
     ) -> list[types.SelectionRange] | None:
-        found = lookup.document(ls, params.text_document.uri)
-        if found is None:
-            return None
-        doc, a = found
-        out = []
-        for position in params.positions:
-            line, column = convert.from_position(doc, position, ls.encoding)
-            spans = selection_spans(a, line, column) or [(column, column)]
-            current: types.SelectionRange | None = None
-            for start, end in reversed(spans):
-                current = types.SelectionRange(
-                    range=lookup.span_range(ls, a.lines, line, start, end), parent=current
-                )
-            assert current is not None
-            out.append(current)
-        return out
+        uri = params.text_document.uri
+
+        def work(snap: Snapshot, frame: Frame) -> list[types.SelectionRange]:
+            out = []
+            for position in params.positions:
+                line, column = requests.at(frame, position, uri)
+                spans = selection_spans(snap.analysis, line, column) or [(column, column)]
+                current: types.SelectionRange | None = None
+                for start, end in reversed(spans):
+                    where = frame.range(line, start, end)
+                    assert where is not None  # the line maps: requests.at checked it
+                    current = types.SelectionRange(range=where, parent=current)
+                assert current is not None
+                out.append(current)
+            return out
+
+        return await requests.on_snapshot(ls, uri, work)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.core.analysis import Analysis
+from pi_lsp.core.document import Snapshot
+from pi_lsp.core.model import Analysis
 from pi_lsp.core.outline import OutlineNode, outline
 
-from . import lookup
-from .safety import isolated
+from . import requests
+from .proto import Frame
 from .server import PiLanguageServer
 
 KINDS: dict[str, types.SymbolKind] = {
@@ -29,32 +30,37 @@ KINDS: dict[str, types.SymbolKind] = {
 }
 
 
-def _symbol(ls: PiLanguageServer, a: Analysis, node: OutlineNode) -> types.DocumentSymbol:
+def _symbol(a: Analysis, frame: Frame, node: OutlineNode) -> types.DocumentSymbol | None:
+    """A symbol and its children (None when its lines were edited since the analysis)."""
     span = a.line_span(node.line)
+    whole = frame.block(node.line, node.end_line)
+    selection = frame.span(span)
+    if whole is None or selection is None:
+        return None
+    children = [_symbol(a, frame, child) for child in node.children]
     return types.DocumentSymbol(
         name=node.name,
         detail=node.detail,
         kind=KINDS.get(node.kind, types.SymbolKind.Object),
-        range=lookup.lines_range(ls, a.lines, node.line, node.end_line),
-        selection_range=lookup.span_range(ls, a.lines, node.line, span.start, span.end),
-        children=[_symbol(ls, a, child) for child in node.children],
+        range=whole,
+        selection_range=selection,
+        children=[c for c in children if c is not None],
     )
 
 
-def _flat(
-    ls: PiLanguageServer, a: Analysis, uri: str, nodes: list[OutlineNode]
-) -> list[types.SymbolInformation]:
+def _flat(frame: Frame, uri: str, nodes: list[OutlineNode]) -> list[types.SymbolInformation]:
     out: list[types.SymbolInformation] = []
     stack: list[tuple[OutlineNode, str | None]] = [(n, None) for n in reversed(nodes)]
     while stack:
         node, container = stack.pop()
+        where = frame.block(node.line, node.line)
+        if where is None:
+            continue
         out.append(
             types.SymbolInformation(
                 name=node.name,
                 kind=KINDS.get(node.kind, types.SymbolKind.Object),
-                location=types.Location(
-                    uri=uri, range=lookup.lines_range(ls, a.lines, node.line, node.line)
-                ),
+                location=types.Location(uri=uri, range=where),
                 container_name=container,
             )
         )
@@ -74,16 +80,21 @@ def register(server: PiLanguageServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.DocumentSymbolOptions(label="pi session")
     )
-    @isolated()
-    def document_symbols(
+    async def document_symbols(
         ls: PiLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
         uri = params.text_document.uri
-        found = lookup.document(ls, uri)
-        if found is None:
-            return None
-        _, a = found
-        nodes = outline(a, ls.settings.outline_cap)
-        if _hierarchical(ls):
-            return [_symbol(ls, a, node) for node in nodes]
-        return _flat(ls, a, uri, nodes)
+        cap = ls.settings.outline_cap
+        hierarchical = _hierarchical(ls)
+
+        def work(
+            snap: Snapshot, frame: Frame
+        ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+            a = snap.analysis
+            nodes = outline(a, cap)
+            if hierarchical:
+                symbols = [_symbol(a, frame, node) for node in nodes]
+                return [s for s in symbols if s is not None]
+            return _flat(frame, uri, nodes)
+
+        return await requests.on_snapshot(ls, uri, work)

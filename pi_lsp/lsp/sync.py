@@ -4,8 +4,8 @@ Text lives in the core's :class:`~pi_lsp.core.document.Document`; every change i
 applied there with the core's line math (only the touched lines are re-split). The
 handlers never analyse: they ask for a background analysis
 (:func:`~pi_lsp.lsp.diagnostics.refresh`), which cancels one of older text and publishes
-diagnostics once the current version is analysed. Message bodies (a didOpen carries the
-whole file) are decoded with orjson (:mod:`pi_lsp.lsp.transport`).
+diagnostics once the current version is analysed. Closing a document drops it with
+everything computed from it.
 """
 
 from __future__ import annotations
@@ -15,17 +15,14 @@ from pygls.uris import to_fs_path
 
 from pi_lsp.core.document import Document, Position
 
-from . import diagnostics, transport
-from .safety import isolated
+from . import diagnostics
 from .server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:
-    """Register didOpen / didChange / didClose, and decode their (huge) messages fast."""
-    transport.install()
+    """Register didOpen / didChange / didClose."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    @isolated()
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
         path = to_fs_path(item.uri) if item.uri.startswith("file:") else None
@@ -40,7 +37,6 @@ def register(server: PiLanguageServer) -> None:
         diagnostics.refresh(ls, item.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    @isolated()
     def did_change(ls: PiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         doc = ls.documents.get(uri)
@@ -57,15 +53,15 @@ def register(server: PiLanguageServer) -> None:
                     encoding,
                 )
             else:
-                doc.replace_all(change.text, params.text_document.version)
+                doc.replace_all(change.text)
         doc.set_version(params.text_document.version)
         diagnostics.refresh(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    @isolated()
     def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         doc = ls.documents.pop(uri, None)
         if doc is not None:
             doc.cancel()
+        ls.scheduler.forget(uri)
         diagnostics.clear(ls, uri)

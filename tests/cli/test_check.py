@@ -17,7 +17,7 @@ from lsprotocol.converters import get_converter
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.files import read_text
-from pi_lsp.core.report import diagnostics, path_uri
+from pi_lsp.lsp.wire import diagnostics, path_uri
 
 from .cli_support import run_cli
 

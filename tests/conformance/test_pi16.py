@@ -26,10 +26,11 @@ from test_conformance import (
 )
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import apply_edits
 from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.model import Analysis
 from pi_lsp.core.sent import pairing_faults, request, sent_json
 
 Oracle = Any

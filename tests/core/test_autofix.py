@@ -196,7 +196,11 @@ def test_book_dialect_is_left_alone() -> None:
 
 def test_a_repair_that_would_lose_an_entry_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     def greedy(a: Any, finding: Any) -> list[repairs.Fix]:
-        return [repairs.Fix("drop", finding.code, lambda: delete_lines(a.text, [1]), safe=True)]
+        return [
+            repairs.Fix(
+                "drop", finding.code, lambda: delete_lines(a.text, [1]), safe=True, key="drop"
+            )
+        ]
 
     monkeypatch.setattr(repairs, "fixes_for", greedy)
     text = doc(header(), user(A, None), assistant(B, "nowhere"))
@@ -235,7 +239,7 @@ def test_fixes_that_undo_each_other_stop(monkeypatch: pytest.MonkeyPatch) -> Non
         text = a.lines[1]
         new = text.replace("hello", "HELLO") if "hello" in text else text.replace("HELLO", "hello")
         edit = TextEdit.replace(1, 0, len(text), new)
-        return [repairs.Fix("flip", finding.code, lambda: [edit], safe=True)]
+        return [repairs.Fix("flip", finding.code, lambda: [edit], safe=True, key="flip")]
 
     monkeypatch.setattr(repairs, "fixes_for", flip)
     text = doc(header(), user(A, None), assistant(B, "nowhere"))

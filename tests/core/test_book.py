@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from pi_lsp.core import book
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.findings import Finding, Severity, Span
+from pi_lsp.core.model import Analysis
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")
@@ -64,7 +65,7 @@ def test_valid_samples_have_only_the_header_notice(name: str) -> None:
     assert notice.severity is Severity.INFORMATION
     assert notice.span == value_span(text, 0, '"session_header"')
     assert "pi cannot load it" in notice.message
-    assert notice.data == {"format": "book", "version": 1, "command": "pi-lsp.convert"}
+    assert notice.data == {"format": "book", "version": 1}
 
 
 def test_pi105_is_a_registered_code() -> None:

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
+from pi_lsp.core.model import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -134,7 +135,7 @@ def test_tree_order_and_leaf_are_preserved(source: str) -> None:
 
 def test_conversion_is_deterministic_and_idempotent_in_id() -> None:
     assert convert_text(DOC_SAMPLE) == convert_text(DOC_SAMPLE)
-    named = "/s/--w--/2026-08-01_0190f3a2-aaaa-7bbb-8ccc-0123456789ab.jsonl"
+    named = "/s/--w--/2026-08-01T10-00-00-000Z_0190f3a2-aaaa-7bbb-8ccc-0123456789ab.jsonl"
     c = convert(DOC_SAMPLE, named)
     assert c.session_id == "0190f3a2-aaaa-7bbb-8ccc-0123456789ab"
     assert lines_of(c.text)[0]["id"] == c.session_id

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.complete import completions, value_context
+from pi_lsp.core.model import Analysis
 
 from .features_sample import LINES, PATH, TEXT
 

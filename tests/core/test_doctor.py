@@ -8,9 +8,10 @@ import json
 from typing import Any
 
 from pi_lsp.core import repairs
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import apply_edits
+from pi_lsp.core.model import Analysis
 from pi_lsp.core.sent import NO_RESULT, pairing_faults, request
 
 from .pi_sessions import assistant, changed_lines, doc, entry, header, js, result, user

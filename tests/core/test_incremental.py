@@ -23,9 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.core import refs
-from pi_lsp.core.analysis import Analysis, Cancelled, Options, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.files import read_lines, read_text
+from pi_lsp.core.model import Analysis, Cancelled, Options
 from pi_lsp.core.text import Encoding, from_units, split_lines, units
 
 from .pi_sessions import doc as doc_text

@@ -8,10 +8,11 @@ import json
 import pytest
 
 from pi_lsp.core import limits
-from pi_lsp.core.analysis import Options, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.hovers import hover_at
 from pi_lsp.core.lens import code_lenses
+from pi_lsp.core.model import Options
 
 from .pi_sessions import TS, assistant, doc, header, user
 

@@ -117,7 +117,7 @@ def test_target_id_is_a_link_for_definition_references_and_rename() -> None:
     assert [(s.line, s.field) for s in references_to(a, 2)] == [(3, "parentId"), (4, "targetId")]
     column = a.lines[2].index(B) + 1
     edits = rename(a, 2, column, "12345678")
-    assert sorted({e.line for e in edits}) == [2, 3, 4]
+    assert sorted({e.start[0] for e in edits}) == [2, 3, 4]
 
 
 def test_outline_hides_usage_entries_as_pi_does() -> None:

@@ -8,9 +8,10 @@ from collections import Counter
 import pytest
 
 from pi_lsp.core import repairs
-from pi_lsp.core.analysis import Analysis, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import apply_edits
 from pi_lsp.core.findings import Severity
+from pi_lsp.core.model import Analysis
 
 from .pi_sessions import (
     assistant,

@@ -9,11 +9,12 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.doclinks import document_links
+from pi_lsp.core.edits import TextEdit
 from pi_lsp.core.findings import Span
 from pi_lsp.core.folding import Fold, turn_folds
 from pi_lsp.core.inlay import link_hints
 from pi_lsp.core.lens import code_lenses
-from pi_lsp.core.rename import LineEdit, RenameError, prepare_rename, rename
+from pi_lsp.core.rename import RenameError, prepare_rename, rename
 from pi_lsp.core.selection import selection_spans
 from pi_lsp.core.treedata import tree_json
 
@@ -67,18 +68,18 @@ def test_rename_an_entry_id_with_its_references() -> None:
     )
     edits = rename(A, 5, LINES[5].index('"u1"') + 2, "first")
     assert edits == [
-        LineEdit(2, *_value(2, "u1"), '"first"'),
-        LineEdit(3, *_value(3, "u1"), '"first"'),
-        LineEdit(5, *_value(5, "u1"), '"first"'),
-        LineEdit(6, *_value(6, "u1"), '"first"'),
+        TextEdit.replace(2, *_value(2, "u1"), '"first"'),
+        TextEdit.replace(3, *_value(3, "u1"), '"first"'),
+        TextEdit.replace(5, *_value(5, "u1"), '"first"'),
+        TextEdit.replace(6, *_value(6, "u1"), '"first"'),
     ]
 
 
 def test_rename_a_tool_call() -> None:
     edits = rename(A, 4, LINES[4].index("call_1"), 'c"2')
     assert edits == [
-        LineEdit(3, *_value(3, "call_1"), '"c\\"2"'),
-        LineEdit(4, *_value(4, "call_1"), '"c\\"2"'),
+        TextEdit.replace(3, *_value(3, "call_1"), '"c\\"2"'),
+        TextEdit.replace(4, *_value(4, "call_1"), '"c\\"2"'),
     ]
 
 

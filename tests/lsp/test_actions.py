@@ -344,6 +344,29 @@ async def test_fix_all_migrates(client: LanguageClient) -> None:
     assert await change_all(client, uri, out, 2) == []
 
 
+async def test_a_fix_is_named_by_a_stable_id_and_refused_once_stale(
+    client: LanguageClient,
+) -> None:
+    uri = "file:///tmp/pi-lsp-test/stale.jsonl"
+    text = doc(header(), user(A, None), user(B, "ghost"))
+    diags = await open_document(client, text, uri)
+    [dangling] = [d for d in diags if d.code == "PI400"]
+    actions = await actions_at(client, uri, dangling.range, [dangling])
+    [reparent] = [a for a in actions if a.title.startswith("Re-parent")]
+    assert isinstance(reparent.data, dict)
+    assert (reparent.data["fix"], reparent.data["version"]) == ("reparent", 1)
+    # the title is for people: resolving finds the fix by code, line and key
+    reparent.title = "something else"
+    out = apply_workspace_edit(text, await resolved(client, reparent), uri)
+    assert json.loads(out.split("\n")[2])["parentId"] == A
+    # once the document has moved on, an action offered for version 1 is refused
+    await change_all(client, uri, text.replace("ghost", "ghost2"), 2)
+    reparent.edit = None
+    with pytest.raises(JsonRpcException) as refused:
+        await client.code_action_resolve_async(reparent)
+    assert refused.value.code == types.LSPErrorCodes.ContentModified
+
+
 async def test_refactorings_on_an_entry(client: LanguageClient) -> None:
     uri = "file:///tmp/pi-lsp-test/refactor.jsonl"
     text = doc(
@@ -369,7 +392,9 @@ async def test_refactorings_on_an_entry(client: LanguageClient) -> None:
     fork = actions[0]
     assert fork.command is not None and list(fork.command.arguments or ()) == [uri, A]
     version = 1
-    for action in actions[1:]:
+    for title, _ in titles[1:]:
+        # actions are offered anew for each version: one of an older version is refused
+        [action] = [a for a in await actions_at(client, uri, rng, []) if a.title == title]
         out = apply_workspace_edit(text, await resolved(client, action), uri)
         assert out.startswith(text) and out.count("\n") == text.count("\n") + 1
         appended = json.loads(out.split("\n")[-2])

@@ -10,10 +10,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities
 
-from pi_lsp.core.book_convert import convert_text
+from pi_lsp.core.book_convert import conversion, convert_text
 from pi_lsp.core.document import Document
+from pi_lsp.core.model import Options
 from pi_lsp.lsp.book_actions import TITLE, book_code_actions
-from pi_lsp.lsp.server import PiLanguageServer
+from pi_lsp.lsp.proto import Frame
 
 from .conftest import open_document
 
@@ -146,11 +147,19 @@ async def test_quick_fix_end_to_end(client: LanguageClient) -> None:
 # ----------------------------------------------------------------------------- in process
 
 
-def _server(text: str, uri: str = URI) -> PiLanguageServer:
-    ls = PiLanguageServer()
-    ls.protocol.client_capabilities = client_capabilities("visual-studio-code")
-    ls.documents[uri] = Document.open(uri, text, 7, "/tmp/pi-lsp-test/book.jsonl", ls.options)
-    return ls
+def _actions(
+    text: str,
+    params: types.CodeActionParams,
+    caps: types.ClientCapabilities | None = None,
+    uri: str = URI,
+) -> list[types.CodeAction]:
+    """The book code actions of ``text`` analysed as an open document at version 7."""
+    doc = Document.open(uri, text, 7, "/tmp/pi-lsp-test/book.jsonl", Options())
+    doc.run_analysis()
+    snap = doc.snapshot()
+    assert snap is not None
+    caps = caps or client_capabilities("visual-studio-code")
+    return book_code_actions(snap, Frame.of(snap, "utf-16"), params, caps)
 
 
 def _params(
@@ -167,7 +176,6 @@ def _params(
 
 
 def test_book_code_actions_on_the_header() -> None:
-    ls = _server(SAMPLE)
     notice = types.Diagnostic(
         range=types.Range(
             start=types.Position(line=0, character=8), end=types.Position(line=0, character=24)
@@ -176,7 +184,7 @@ def test_book_code_actions_on_the_header() -> None:
         code="PI105",
         source="pi-lsp",
     )
-    [fix] = book_code_actions(ls, _params(0, [notice]))
+    [fix] = _actions(SAMPLE, _params(0, [notice]))
     assert (fix.title, fix.kind, fix.is_preferred) == (TITLE, types.CodeActionKind.QuickFix, True)
     assert fix.diagnostics == [notice]
     assert fix.edit is not None and fix.edit.document_changes is not None
@@ -186,26 +194,27 @@ def test_book_code_actions_on_the_header() -> None:
     [edit] = change.edits
     assert isinstance(edit, types.TextEdit)
     assert edit.new_text == convert_text(SAMPLE)
-    # the same conversion is reused while the text does not change
-    [again] = book_code_actions(ls, _params(0))
-    assert again.edit == fix.edit
+    # the conversion is computed once per analysis
+    doc = Document.open(URI, SAMPLE, 7, None, Options())
+    doc.run_analysis()
+    snap = doc.snapshot()
+    assert snap is not None
+    assert conversion(snap.analysis) is conversion(snap.analysis)
 
 
 def test_book_code_actions_elsewhere() -> None:
-    ls = _server(SAMPLE)
-    assert book_code_actions(ls, _params(3)) == []
-    assert book_code_actions(ls, _params(0, only=[types.CodeActionKind.Refactor])) == []
-    assert book_code_actions(ls, _params(0, only=[types.CodeActionKind.QuickFix])) != []
+    assert _actions(SAMPLE, _params(3)) == []
+    assert _actions(SAMPLE, _params(0, only=[types.CodeActionKind.Refactor])) == []
+    assert _actions(SAMPLE, _params(0, only=[types.CodeActionKind.QuickFix])) != []
     pi = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n'
-    assert book_code_actions(_server(pi), _params(0)) == []
+    assert _actions(pi, _params(0)) == []
 
 
 def test_book_code_actions_without_document_changes() -> None:
-    ls = _server(SAMPLE)
-    caps = ls.protocol.client_capabilities
+    caps = client_capabilities("visual-studio-code")
     assert caps.workspace is not None
     caps.workspace.workspace_edit = None
-    [fix] = book_code_actions(ls, _params(0))
+    [fix] = _actions(SAMPLE, _params(0), caps)
     assert fix.edit is not None and fix.edit.changes is not None
     assert [e.new_text for e in fix.edit.changes[URI]] == [convert_text(SAMPLE)]
 

@@ -70,10 +70,54 @@ async def test_pull_equals_push(client: LanguageClient) -> None:
     assert {d.code for d in pushed} == {"PI400", "PI001", "PI002"}
 
 
+async def test_pull_answers_unchanged_until_the_text_or_the_settings_change(
+    client: LanguageClient,
+) -> None:
+    uri = "file:///tmp/pi-lsp-test/result-id.jsonl"
+    text = "\n".join([HEADER, entry("a", "ghost")]) + "\n"
+    await open_document(client, text, uri)
+    ident = types.TextDocumentIdentifier(uri=uri)
+
+    async def pull(previous: str | None) -> types.DocumentDiagnosticReport:
+        return await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=ident, previous_result_id=previous)
+        )
+
+    first = await pull(None)
+    assert isinstance(first, types.RelatedFullDocumentDiagnosticReport) and first.result_id
+    again = await pull(first.result_id)
+    assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
+    assert again.result_id == first.result_id
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n" + text)],
+        )
+    )
+    changed = await pull(first.result_id)
+    assert isinstance(changed, types.RelatedFullDocumentDiagnosticReport)
+    assert changed.result_id != first.result_id
+    assert [d.code for d in changed.items] == ["PI005", "PI400"]
+    settings = {"diagnosticMode": "both", "severity": {"PI005": "off"}}
+
+    client.set_configuration(settings, section="piLsp")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"piLsp": settings})
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    relaxed = await pull(changed.result_id)
+    assert isinstance(relaxed, types.RelatedFullDocumentDiagnosticReport)
+    assert [d.code for d in relaxed.items] == ["PI400"]
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def default_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    """VS Code's capabilities and no initialization options: the default diagnostic mode."""
-    await _start(lsp_client, client_capabilities("visual-studio-code"), None)
+    """VS Code's capabilities (it pulls diagnostics; pytest-lsp's copy of its capabilities
+    does not say so) and no initialization options: the default diagnostic mode."""
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document is not None
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities()
+    await _start(lsp_client, caps, None)
     yield
     await lsp_client.shutdown_session()
 

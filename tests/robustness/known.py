@@ -12,14 +12,6 @@ import re
 
 KNOWN_BUGS: dict[str, tuple[str, str]] = {
     # id: (regular expression on a problem report, where the regression test is)
-    "book-deep-user-block": (
-        r"_code_actions failed: RecursionError",
-        "test_server_hostile.py::test_book_code_actions_with_a_deep_user_block_type",
-    ),
-    "fork-of-refused-file": (
-        r"fork wrote a file that is not a loadable session: \['PI001'\]",
-        "test_cli_hostile.py::test_fork_of_a_file_pi_refuses",
-    ),
 }
 
 

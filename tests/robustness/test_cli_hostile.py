@@ -386,14 +386,6 @@ def test_fork_with_a_deeply_nested_header_field(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif("fork" not in COMMANDS, reason="no fork command yet")
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: fork of a file pi refuses (its header is not the first line: PI100) goes "
-    "ahead and copies the entry lines verbatim: a BOM that pi only tolerates at the very "
-    "start of a file ends up after the new header (PI001: pi drops that entry) and a v2 "
-    "role 'hookMessage' lands in the v3 fork (PI301); expected: refuse as 'context' does, "
-    "or write what pi would",
-)
 def test_fork_of_a_file_pi_refuses(tmp_path: Path) -> None:
     lines = hostile.v2_session().split("\n")
     # entries first (the first one after a BOM), the v2 header last

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core.analysis import Options, analyze
+from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.jsonl import locate
+from pi_lsp.core.model import Options
 
 from . import hostile, invariants
 from .settings import bounded

@@ -294,14 +294,6 @@ def test_command_on_a_fifo_does_not_freeze_the_server(tmp_path: Path) -> None:
                 os.close(fd)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a request whose params fail to deserialize (a negative line, a character "
-    "beyond LSP's uinteger 2^31-1, a string position) is never answered: pygls raises "
-    "JsonRpcInvalidParams while structuring the message (pygls/io_.py run_async), before "
-    "it knows the request, prints a traceback on stderr, and the client waits forever; "
-    "JSON-RPC requires an InvalidParams (-32602) answer to a request with an id",
-)
 def test_malformed_requests_get_an_error_answer() -> None:
     with start_stdio(["utf-16"]) as client:
         uri = "file:///tmp/pi-lsp-robustness/malformed.jsonl"

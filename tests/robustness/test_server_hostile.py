@@ -291,13 +291,6 @@ def test_completion_with_a_lone_surrogate_id(shared_server: LspClient) -> None:
     assert answer, "no completion items"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: code actions on a second-dialect file fail ('_code_actions failed: "
-    "RecursionError: maximum recursion depth exceeded while getting the repr of an object') "
-    "when a user_message content block's type is an array nested ~1000 deep (the conversion "
-    "behind the 'Convert to pi v3' action); the server answers null",
-)
 def test_book_code_actions_with_a_deep_user_block_type(shared_server: LspClient) -> None:
     client = shared_server
     if not client.capabilities.get("codeActionProvider"):

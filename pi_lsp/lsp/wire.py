@@ -1,8 +1,10 @@
-"""Findings as LSP-shaped JSON diagnostics, shared by the server and ``pi-lsp check``.
+"""Diagnostics as LSP JSON, shared by the server and ``pi-lsp check --format json``.
 
 The dictionaries built here have exactly the shape of an LSP ``Diagnostic`` (0-based
 range in the requested encoding's code units, numeric severity, string code), so the
-command line prints what the server publishes.
+command line prints what the server publishes. This is the part of the edge conversion
+(:mod:`pi_lsp.lsp.proto`) that needs no lsprotocol: the command line imports it without
+paying for lsprotocol's start-up.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding, Span
-from .text import Encoding, to_units
+from pi_lsp.core.findings import Finding, Span
+from pi_lsp.core.text import Encoding, to_units
+
+from .commands import FOR_CODE
 
 SOURCE = "pi-lsp"
 
@@ -37,13 +41,12 @@ def path_uri(path: str) -> str:
 
 
 def diagnostic(
-    finding: Finding,
-    lines: list[str],
-    uri: str,
-    encoding: Encoding = "utf-16",
-    other_lines: dict[str, list[str]] | None = None,
+    finding: Finding, lines: list[str], uri: str, encoding: Encoding = "utf-16"
 ) -> dict[str, Any]:
-    """One finding as an LSP ``Diagnostic`` dict; ``uri`` is the document's own URI."""
+    """One finding as an LSP ``Diagnostic`` dict; ``uri`` is the document's own URI.
+
+    A related location in another file (``parentSession``) points at its first line.
+    """
     out: dict[str, Any] = {
         "range": lsp_range(lines, finding.span, encoding),
         "severity": int(finding.severity),
@@ -52,25 +55,21 @@ def diagnostic(
         "message": finding.message,
     }
     if finding.related:
-        related = []
-        for rel in finding.related:
-            target_lines = lines
-            target_uri = uri
-            if rel.path is not None:
-                target_uri = path_uri(rel.path)
-                target_lines = (other_lines or {}).get(rel.path, [])
-            related.append(
-                {
-                    "location": {
-                        "uri": target_uri,
-                        "range": lsp_range(target_lines, rel.span, encoding),
-                    },
-                    "message": rel.message,
-                }
-            )
-        out["relatedInformation"] = related
-    if finding.data is not None:
-        out["data"] = finding.data
+        out["relatedInformation"] = [
+            {
+                "location": {
+                    "uri": uri if rel.path is None else path_uri(rel.path),
+                    "range": lsp_range(lines if rel.path is None else [], rel.span, encoding),
+                },
+                "message": rel.message,
+            }
+            for rel in finding.related
+        ]
+    data = finding.data
+    if finding.code in FOR_CODE:
+        data = {**(data or {}), "command": FOR_CODE[finding.code]}
+    if data is not None:
+        out["data"] = data
     return out
 
 

@@ -1,0 +1,115 @@
+"""The model of one analysed document: :class:`Analysis`, its :class:`Options`, and
+:class:`Cancelled` (an analysis stopped half way, with the lines it finished).
+
+An ``Analysis`` is built by :func:`pi_lsp.core.analysis.analyze` and never changes after
+it is returned; views derived from it are memoised beside it (``views``, ``link_views``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .findings import Finding, Span
+from .jsonl import locate
+from .limits import MIB
+from .lines import Context, LineInfo, parse
+from .memo import Views
+from .text import SplitText
+from .tree import Tree
+
+HUGE_LINE = 256 * 1024
+"""Lines at least this long (in code points) keep a slim parsed value."""
+
+SLIM_KEEP = 8192
+"""In a slim value, strings longer than this keep only their first ``SLIM_KEEP`` characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Analysis settings that change findings (severity overrides are applied later)."""
+
+    large_line: int = MIB
+
+
+class Cancelled(Exception):
+    """Raised by :func:`~pi_lsp.core.analysis.analyze` when ``cancelled()`` became true.
+
+    ``partial`` maps the text of every line finished so far to its results under
+    ``context``; pass it back as ``partial=`` to the next ``analyze`` call.
+    """
+
+    def __init__(self, context: Context | None, partial: dict[str, LineInfo]) -> None:
+        super().__init__("analysis cancelled")
+        self.context = context
+        self.partial = partial
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Everything known about one document.
+
+    ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
+    context every line was checked with). ``link_findings`` are the findings of the link
+    analysis (also part of ``findings``), kept so the next analysis can reuse them.
+    ``views`` memoises views of this analysis; ``link_views`` is shared by successive
+    analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
+    (views of the links kept there stay valid).
+    """
+
+    text: SplitText
+    infos: list[LineInfo]
+    fmt: str
+    version: int
+    header_line: int | None
+    tree: Tree
+    findings: list[Finding]
+    path: str | None = None
+    options: Options = field(default_factory=Options)
+    cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
+    context: Context | None = None
+    link_findings: list[Finding] = field(default_factory=list, repr=False)
+    views: Views = field(default_factory=Views, repr=False, compare=False)
+    link_views: Views = field(default_factory=Views, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[str]:
+        """The document's lines, without terminators."""
+        return self.text.lines
+
+    def line_span(self, line: int) -> Span:
+        """A span covering the whole text of ``line`` (without leading whitespace)."""
+        text = self.text.lines[line]
+        start = len(text) - len(text.lstrip())
+        return Span(line, start, len(text.rstrip(" \t\r\n")))
+
+    def span_of(self, line: int, path: tuple[str | int, ...], key: bool = False) -> Span:
+        """The span of a JSON path inside ``line`` (its key when ``key`` and it exists)."""
+        loc = locate(self.text.lines[line], path)
+        if key and loc.key is not None and loc.depth == len(path):
+            return Span(line, *loc.key)
+        return Span(line, *loc.value)
+
+    def entry(self, line: int) -> dict[str, Any]:
+        """The parsed object on ``line`` (empty when the line is not an object).
+
+        On a line of :data:`HUGE_LINE` characters or more this is the slim value; see
+        :meth:`value` for the full one.
+        """
+        if 0 <= line < len(self.infos):
+            return self.infos[line].obj
+        return {}
+
+    def value(self, line: int) -> Any:
+        """The full parsed value of ``line`` (None when it does not parse), re-parsed if slim."""
+        if not 0 <= line < len(self.infos):
+            return None
+        info = self.infos[line]
+        if info.value is None or len(self.text.lines[line]) < HUGE_LINE:
+            return info.value
+        return parse(self.text.lines[line]).value
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The parsed header, or an empty dict."""
+        return self.entry(self.header_line) if self.header_line is not None else {}
