@@ -18,8 +18,12 @@ module builds what the provider receives (:mod:`pi_lsp.core.context`, then
   and their results; pi answers the calls with "No result provided" there and the real
   results become orphans.
 
-A cause reported as PI423 for the resumed leaf gets no PI424/PI425 besides. Other leaves
-are checked newest first until :data:`LEAF_BUDGET` path entries have been walked.
+The resumed leaf's request is built in full. Everywhere else the causes are found from
+the tree, without building a request per leaf: compactions (PI424) and interlopers (PI425)
+structurally, a dropped turn whose results stay by walking up from each result, and a
+context edit by building the request that ends at the edit itself (newest first, until
+:data:`EDIT_BUDGET` path entries have been walked). A cause reported as PI423 for the
+resumed leaf gets nothing else.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
 if TYPE_CHECKING:
     from .model import Analysis
 
-LEAF_BUDGET = 200_000
-"""Path entries walked for the leaves other than the resumed one (bounds huge trees)."""
+EDIT_BUDGET = 200_000
+"""Path entries walked for context edits off the resumed path (bounds huge trees)."""
 
 REJECT = (
     "providers such as Anthropic reject every request built from it, so the session cannot resume"
@@ -218,9 +222,13 @@ def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | N
     return None
 
 
-def _interloper(a: Analysis, result: int) -> tuple[int, int] | None:
-    """``(interloper line, call line)`` when a user-role entry sits between a tool result and
-    the assistant turn holding its call (walking up the result's parents)."""
+def _owner(a: Analysis, result: int) -> tuple[int, int | None] | None:
+    """The assistant turn holding the call a tool result answers, walking up its parents,
+    and the first entry between them that pi sends as a user message (the interloper).
+
+    Returns ``(owner line, interloper line or None)``, or None when the nearest assistant
+    turn above the result does not hold its call.
+    """
     tree = a.tree
     ref = message_of(a.infos[result].obj).get("toolCallId")
     seen: int | None = None
@@ -229,9 +237,8 @@ def _interloper(a: Analysis, result: int) -> tuple[int, int] | None:
     while line is not None and steps < 10_000:
         steps += 1
         obj = a.infos[line].obj
-        role = message_of(obj).get("role")
-        if role == "assistant":
-            return (seen, line) if seen is not None and holds_call(obj, ref) else None
+        if message_of(obj).get("role") == "assistant":
+            return (line, seen) if holds_call(obj, ref) else None
         if obj.get("type") != "compaction" and sends_as_user(obj):
             seen = line
         line = tree.parent.get(line)
@@ -270,7 +277,8 @@ def check(
         if key not in out or severity < out[key].severity:
             out[key] = Finding(code, severity, span, message, related)
 
-    def leaf_faults(leaf_id: Any, resumed: bool) -> int:
+    def faults(leaf_id: Any, resumed: bool) -> int:
+        """Report what breaks the request for ``leaf_id``; the path length walked."""
         ctx = context.build_context(entries, leaf_id, by_id)
         if ctx.cycle:
             return len(ctx.path)
@@ -281,34 +289,27 @@ def check(
                 continue
             if resumed:
                 blamed.add(cause.line)
-                report(
-                    "PI423",
-                    Severity.ERROR,
-                    cause.line,
-                    _span(a, cause.line, cause.kind),
-                    _pi423_message(cause, True),
-                    _related(a, cause),
-                )
-            elif cause.kind in ("edit", "dropped"):
-                report(
-                    "PI423",
-                    Severity.WARNING,
-                    cause.line,
-                    _span(a, cause.line, cause.kind),
-                    _pi423_message(cause, False),
-                    _related(a, cause),
-                )
+            elif cause.kind != "edit" or cause.line != ctx.leaf:
+                continue  # off the resumed path, only the edit itself is judged here
+            severity = Severity.ERROR if resumed else Severity.WARNING
+            report(
+                "PI423",
+                severity,
+                cause.line,
+                _span(a, cause.line, cause.kind),
+                _pi423_message(cause, resumed),
+                _related(a, cause),
+            )
         return len(ctx.path)
 
-    leaf_faults(UNDEFINED, True)
-    if a.version >= 2:
-        budget = LEAF_BUDGET
-        for line in reversed(a.tree.leaves):
-            if line == a.tree.leaf or budget <= 0:
-                continue
-            ident = a.tree.id_of.get(line)
-            if ident is not None:
-                budget -= leaf_faults(ident, False)
+    faults(UNDEFINED, True)
+    budget = EDIT_BUDGET
+    active = a.tree.active_set
+    for line in reversed(a.tree.entries):
+        if budget <= 0:
+            break
+        if line not in active and a.infos[line].obj.get("type") == "context_edit":
+            budget -= faults(a.tree.id_of.get(line, UNDEFINED), False)
     _structural(a, blamed, report)
     return sorted(out.values(), key=lambda f: (f.span.line, f.span.start, f.code))
 
@@ -345,20 +346,36 @@ def _structural(a: Analysis, blamed: set[int], report: Any) -> None:
     for line in tree.entries:
         if message_of(a.infos[line].obj).get("role") != "toolResult":
             continue
-        found2 = _interloper(a, line)
-        if found2 is None or found2[0] in blamed:
+        found2 = _owner(a, line)
+        if found2 is None:
             continue
-        interloper, call = found2
+        owner, interloper = found2
+        stop = message_of(a.infos[owner].obj).get("stopReason")
+        # on the resumed path the request itself decided (edits may omit such results)
+        if stop in ("error", "aborted") and owner not in blamed and line not in tree.active_set:
+            cause = Cause(
+                "dropped", owner, line, owner, message_of(a.infos[line].obj).get("toolCallId")
+            )
+            report(
+                "PI423",
+                Severity.WARNING,
+                owner,
+                _span(a, owner, "dropped"),
+                _pi423_message(cause, False),
+                _related(a, cause),
+            )
+        if interloper is None or interloper in blamed:
+            continue
         report(
             "PI425",
             Severity.WARNING,
             interloper,
             _span(a, interloper, "interloper"),
             "pi sends this entry as a user message between the tool calls of the assistant turn on "
-            f'line {call + 1} and their results (line {line + 1}): pi answers the calls with "No result '
+            f'line {owner + 1} and their results (line {line + 1}): pi answers the calls with "No result '
             f'provided" here and the real results become orphans, which providers such as Anthropic reject',
             (
-                Related(a.line_span(call), "the assistant turn with the calls"),
+                Related(a.line_span(owner), "the assistant turn with the calls"),
                 Related(_span(a, line, "missing"), "a result sent as an orphan"),
             ),
         )
