@@ -25,6 +25,8 @@ from pi_lsp.core.autofix import Repaired, RepairError, repair
 from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
 from pi_lsp.core.text import split_lines
 
+from .terminal import quiet_broken_pipe
+
 
 def add_arguments(p: Any) -> None:
     """Add ``--fix``, ``--diff`` and ``--migrate`` to the ``check`` parser."""
@@ -85,7 +87,11 @@ def _fix_file(path: Path, args: argparse.Namespace) -> bool:
     if not result.changed:
         return False
     if args.diff:
-        sys.stdout.writelines(_diff(path, text, result.text))
+        try:
+            sys.stdout.writelines(_diff(path, text, result.text))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            quiet_broken_pipe()  # `check --diff | head`: the status still says what was found
         return True
     try:
         backup = write_atomic(path, encode(result.text), expect=snapshot, backup=True)

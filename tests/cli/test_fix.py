@@ -133,3 +133,27 @@ def test_fix_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
             CLEAN.name,
         ]
     )
+
+
+def test_diff_into_a_closed_pipe_keeps_the_exit_status(tmp_path: Path) -> None:
+    """``pi-lsp check --diff ... | head -1``: still exit 1 (something to repair), no traceback."""
+    import subprocess
+    import sys
+
+    paths = []
+    for n in range(40):  # enough diff to fill the pipe after the reader is gone
+        target = tmp_path / f"{n}-{COMPACTION.name}"
+        shutil.copyfile(COMPACTION, target)
+        paths.append(str(target))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_lsp", "check", "--diff", *paths],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what head does after one line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert first.startswith(b"--- ")
+    assert "Traceback" not in err and "BrokenPipe" not in err
