@@ -67,7 +67,7 @@ CODES: dict[str, Code] = {
         Code("PI412", _W, "branch_summary fromId names no entry", (_I,)),
         Code("PI413", _E, "v1 firstKeptEntryIndex out of range or at the header"),
         Code("PI414", _W, "context_edit targetId names no entry"),
-        Code("PI415", _W, "context_edit with no effect", (_I,)),
+        Code("PI415", _W, "context_edit with no effect"),
         Code("PI420", _E, "toolResult whose toolCallId matches no toolCall on its path"),
         Code("PI421", _W, "toolCall on the active path with no toolResult after it"),
         Code("PI422", _W, "two toolResults answer the same toolCall on one path"),

@@ -38,7 +38,7 @@ def check(a: Analysis) -> list[Finding]:
 
 
 def _entries_before(a: Analysis, line: int) -> str:
-    """"the 3 entries before it": how many entries precede ``line`` in the file."""
+    """ "the 3 entries before it": how many entries precede ``line`` in the file."""
     n = bisect.bisect_left(a.tree.entries, line)
     return f"the {n} entr{'y' if n == 1 else 'ies'} before it"
 
@@ -242,9 +242,6 @@ def _dangling_from_id(a: Analysis, line: int, ref: str, forked: bool) -> Finding
 _NO_EFFECT = {
     "off-path": "its target is not on this edit's path (pi applies an edit only to the "
     "entries of the branch that holds it), so pi ignores it",
-    "summarised": "its target lies before the kept range of the newest compaction on this "
-    "path, so the target is no longer in the context and pi ignores the edit (harmless: pi's "
-    "own appendContextEdit accepts such a target)",
     "no-message": "its target adds no message to the context (pi edits only entries the model "
     "sees), so pi ignores it",
     "not-editable": "pi replaces the content of user, assistant, tool-result and custom "
@@ -252,9 +249,11 @@ _NO_EFFECT = {
 }
 
 
-def _check_context_edit(a: Analysis,out: list[Finding], line: int, comps: list[int]) -> None:
+def _check_context_edit(a: Analysis, out: list[Finding], line: int, comps: list[int]) -> None:
     found = context_edits.effect(a, line, comps)
-    if found is None or found.action != "none":
+    # an edit of a target the newest compaction already summarised does nothing, harmlessly:
+    # pi's own appendContextEdit writes such edits (the hover says so; no diagnostic)
+    if found is None or found.action != "none" or found.reason == "summarised":
         return
     ref = found.target_id
     if found.reason == "missing":
@@ -269,28 +268,23 @@ def _check_context_edit(a: Analysis,out: list[Finding], line: int, comps: list[i
         )
         return
     assert found.target is not None
-    related = [Related(a.span_of(found.target, ("id",)), "the entry it edits")]
-    if found.compaction is not None:
-        related.append(
-            Related(a.span_of(found.compaction, ("firstKeptEntryId",)), "the compaction's kept range")
-        )
+    related = (Related(a.span_of(found.target, ("id",)), "the entry it edits"),)
     key = ("replacement",) if found.reason == "not-editable" else ("targetId",)
-    # pi's appendContextEdit refuses every other case, so only this one can come from pi
-    severity = Severity.INFORMATION if found.reason == "summarised" else Severity.WARNING
+    # pi's appendContextEdit refuses every one of these cases: no file pi wrote has them
     out.append(
         Finding(
             "PI415",
-            severity,
+            Severity.WARNING,
             a.span_of(line, key),
             f"context_edit of '{ref}' (line {found.target + 1}) has no effect: "
             + _NO_EFFECT[found.reason],
-            tuple(related),
+            related,
             data={"targetId": ref, "reason": found.reason},
         )
     )
 
 
-def _check_first_kept(a: Analysis,out: list[Finding], line: int, obj: dict[str, Any]) -> None:
+def _check_first_kept(a: Analysis, out: list[Finding], line: int, obj: dict[str, Any]) -> None:
     ref = obj.get("firstKeptEntryId")
     if not isinstance(ref, str):
         return
@@ -432,7 +426,7 @@ def _check_tools(a: Analysis, out: list[Finding]) -> None:
     _check_unanswered(a, out, calls, results)
 
 
-def _check_duplicate_results(a: Analysis,out: list[Finding], ref: str, lines: list[int]) -> None:
+def _check_duplicate_results(a: Analysis, out: list[Finding], ref: str, lines: list[int]) -> None:
     tree = a.tree
     ordered = sorted((tree.tin[line], line) for line in lines if line in tree.tin)
     stack: list[int] = []
@@ -460,7 +454,9 @@ def _check_duplicate_results(a: Analysis,out: list[Finding], ref: str, lines: li
 
 def _check_unanswered(
     a: Analysis,
-    out: list[Finding], calls: dict[str, list[tuple[int, int]]], results: dict[str, list[int]]
+    out: list[Finding],
+    calls: dict[str, list[tuple[int, int]]],
+    results: dict[str, list[int]],
 ) -> None:
     tree = a.tree
     active = tree.active_set
