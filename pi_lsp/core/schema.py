@@ -4,25 +4,25 @@ The files under the top-level ``schemas/`` folder are the single source of truth
 wheel ships them as ``pi_lsp/schemas``. Each schema names one ``$defs`` entry per line
 kind (``header`` and every entry ``type``), and lines are validated against that
 definition alone, so an error points at the offending field rather than at a union.
+Validation is jsonschema-rs's (a compiled Rust validator); its errors carry the instance
+path and the keyword that PI200 turns into a range and a message.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.resources
-from collections.abc import Callable, Iterator
+import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import orjson
 
-from .compiled import compile_definitions
-
-if TYPE_CHECKING:  # jsonschema is imported only when a line fails the compiled check
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import ValidationError
-    from referencing import Registry
+if TYPE_CHECKING:
+    from jsonschema_rs import Registry, ValidationError, Validator
 
 SCHEMA_FILES: dict[str, str] = {
     "pi.1": "session.v1.schema.json",
@@ -59,18 +59,6 @@ def schema_text(version: int, fmt: str = "pi") -> str:
     return (_schema_dir() / SCHEMA_FILES[key]).read_text(encoding="utf-8")
 
 
-@functools.cache
-def _registry() -> Registry:
-    from referencing import Registry, Resource
-
-    resources = []
-    for key in SCHEMA_FILES:
-        schema = load_schema(key)
-        resources.append((schema["$id"], Resource.from_contents(schema)))
-    registry: Registry = Registry().with_resources(resources)
-    return registry
-
-
 def has_definition(key: str, name: str) -> bool:
     """True when schema ``key`` defines a line kind called ``name``."""
     return name in load_schema(key).get("$defs", {})
@@ -83,14 +71,28 @@ def definition(key: str, name: str) -> dict[str, Any] | None:
 
 
 @functools.cache
-def validator(key: str, name: str) -> Draft202012Validator | None:
-    """A compiled validator for ``$defs/name`` of schema ``key``, or None if undefined."""
+def validator(key: str, name: str) -> Validator | None:
+    """A jsonschema-rs validator for ``$defs/name`` of schema ``key``, or None if undefined.
+
+    It validates ``{"$ref": "<schema id>#/$defs/name"}`` against the schema document, so
+    every error's keyword location is a pointer into that document.
+    """
     if not has_definition(key, name):
         return None
-    root = load_schema(key)["$id"]
-    from jsonschema import Draft202012Validator
+    import jsonschema_rs  # imported on the first validation: a CLI subcommand may need none
 
-    return Draft202012Validator({"$ref": f"{root}#/$defs/{name}"}, registry=_registry())
+    schema = load_schema(key)
+    ref = {"$schema": schema["$schema"], "$ref": f"{schema['$id']}#/$defs/{name}"}
+    check: Validator = jsonschema_rs.validator_for(ref, registry=_registry(key))
+    return check
+
+
+@functools.cache
+def _registry(key: str) -> Registry:
+    import jsonschema_rs
+
+    schema = load_schema(key)
+    return jsonschema_rs.Registry([(schema["$id"], schema)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,33 +109,56 @@ class Violation:
     missing: str | None = None
 
 
-def _leaves(error: ValidationError) -> Iterator[ValidationError]:
-    if error.context:
-        # an if/then branch or a $ref wrapper: report the innermost causes
-        for sub in error.context:
-            yield from _leaves(sub)
-    else:
-        yield error
+def _describe(key: str, error: ValidationError, value: Any) -> Violation:
+    """A violation from one jsonschema-rs error about the copy of ``value`` :func:`_safe` made.
 
-
-def _describe(error: ValidationError) -> Violation:
-    path = tuple(error.absolute_path)
-    validator_kind = error.validator
-    if validator_kind == "required":
-        missing = str(error.message.split("'")[1]) if "'" in error.message else None
-        if missing is not None:
-            return Violation(path, "", missing)
-    if validator_kind == "enum":
-        allowed = ", ".join(repr(v) for v in error.validator_value)
-        return Violation(path, f"must be one of {allowed}, not {_short(error.instance)}")
-    if validator_kind == "const":
-        return Violation(path, f"must be {error.validator_value!r}")
-    if validator_kind == "type":
-        expected = error.validator_value
+    The violation's path and the value it shows are ``value``'s own.
+    """
+    path = _own_path(value, tuple(error.instance_path))
+    kind = error.kind.name
+    if kind == "required":
+        return Violation(path, "", str(error.kind.as_dict()["property"]))
+    if kind in ("enum", "const", "type"):
+        # the keyword's value as the schema writes it (jsonschema-rs reorders a type list)
+        expected = _keyword(key, error.absolute_keyword_location or "")
+        if kind == "enum":
+            allowed = ", ".join(repr(v) for v in expected)
+            return Violation(path, f"must be one of {allowed}, not {_short(_at(value, path))}")
+        if kind == "const":
+            return Violation(path, f"must be {expected!r}")
         if isinstance(expected, list):
             expected = " or ".join(expected)
-        return Violation(path, f"must be {_article(str(expected))}, not {_kind(error.instance)}")
+        return Violation(path, f"must be {_article(str(expected))}, not {_kind(_at(value, path))}")
     return Violation(path, f"is invalid: {error.message[:200]}")
+
+
+@functools.cache
+def _keyword(key: str, location: str) -> Any:
+    """The value in schema ``key`` at an absolute keyword location (``uri#/json/pointer``)."""
+    node: Any = load_schema(key)
+    for part in unquote(location.partition("#")[2]).split("/")[1:]:
+        step = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(step)] if isinstance(node, list) else node[step]
+    return node
+
+
+def _at(value: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` (the line's own: jsonschema-rs hands infinities back as null)."""
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _own_path(value: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """``path`` (in the copy made by :func:`_safe`) with each key as ``value`` spells it."""
+    out: list[str | int] = []
+    for step in path:
+        own = step
+        if isinstance(value, dict) and isinstance(step, str) and step not in value:
+            own = next((k for k in value if _text(k) == step), step)
+        out.append(own)
+        value = value[own]
+    return tuple(out)
 
 
 def _article(kind: str) -> str:
@@ -155,46 +180,88 @@ def _kind(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:  # a value nested deeper than repr walks
+        return _kind(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-@functools.cache
-def _fast_checks(key: str) -> dict[str, Callable[[Any], bool]]:
-    """Compiled validity checks per ``$defs`` entry (see :mod:`pi_lsp.core.compiled`)."""
-    schema = load_schema(key)
-    return compile_definitions(schema, schema.get("$defs", {}))
+_DEPTH = 64
+"""Containers nested deeper than this are emptied before errors are described.
+
+jsonschema-rs hands each error's instance back as a Python value and refuses one nested
+more than 255 deep; no schema constrains anything that deep.
+"""
+
+_BIG = sys.float_info.max
+
+
+def _safe(value: Any, depth: int = 0) -> Any:
+    """``value`` as jsonschema-rs can judge and describe it.
+
+    Containers below :data:`_DEPTH` levels are emptied; strings lose their lone surrogates
+    (see :func:`_text`); and an infinite number (a literal beyond a double, which
+    ``JSON.parse`` reads as Infinity) becomes the largest finite one of its sign:
+    jsonschema-rs would take it for null. (So an infinity where the schema allows null
+    passes unnoticed: jsonschema-rs finds such a line valid.)
+    """
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        if depth >= _DEPTH:
+            return {}
+        return {_text(k): _safe(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [] if depth >= _DEPTH else [_safe(v, depth + 1) for v in value]
+    if isinstance(value, float) and math.isinf(value):
+        return math.copysign(_BIG, value)
+    return value
+
+
+def _text(text: str) -> str:
+    """``text`` with each lone surrogate (an escape, or a byte that was not UTF-8) as U+FFFD.
+
+    jsonschema-rs refuses a string it cannot encode as UTF-8; U+FFFD equals no schema
+    constant, as the surrogate did not.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def validate(key: str, name: str, value: Any, limit: int = 5) -> list[Violation]:
     """Validate ``value`` against ``$defs/name`` of schema ``key``; at most ``limit`` violations.
 
-    A compiled check answers for valid entries; jsonschema runs only on the rest, to
-    describe what is wrong.
+    A valid line costs one call into jsonschema-rs; only a failing one is copied (see
+    :func:`_safe`) and its errors described.
     """
-    fast = _fast_checks(key).get(name)
-    if fast is not None and fast(value):
-        return []
     check = validator(key, name)
     if check is None:
         return []
     try:
-        return _collect(check, value, limit)
-    except RecursionError:  # nested deeper than a recursive validator can walk
-        return []
+        if check.is_valid(value):
+            return []
+    except UnicodeEncodeError:  # a lone surrogate: judged on the copy
+        pass
+    return _collect(key, check, _safe(value), value, limit)
 
 
-def _collect(check: Draft202012Validator, value: Any, limit: int) -> list[Violation]:
+def _collect(key: str, check: Validator, shown: Any, value: Any, limit: int) -> list[Violation]:
+    """The distinct violations of ``shown``, the copy of ``value`` made by :func:`_safe`."""
     out: list[Violation] = []
     seen: set[tuple[tuple[str | int, ...], str, str | None]] = set()
-    for error in check.iter_errors(value):
-        for leaf in _leaves(error):
-            violation = _describe(leaf)
-            marker = (violation.path, violation.problem, violation.missing)
-            if marker in seen:
-                continue
-            seen.add(marker)
-            out.append(violation)
-            if len(out) >= limit:
-                return out
+    for error in check.iter_errors(shown):
+        violation = _describe(key, error, value)
+        marker = (violation.path, violation.problem, violation.missing)
+        if marker in seen:
+            continue
+        seen.add(marker)
+        out.append(violation)
+        if len(out) >= limit:
+            return out
     return out
