@@ -1,22 +1,32 @@
 """The ``pi-lsp`` command: serve LSP, or check, migrate, fork and inspect session files.
 
 Each subcommand lives in its own module with ``add_parser(subparsers)`` and ``run(args)``;
-this module only wires them together. Exit status: 0 clean, 1 errors found, 2 usage or
-I/O error.
+this module only wires them together, and imports only the subcommand that runs (all of
+them for ``--help``): ``pi-lsp check`` starts without the server's imports. Exit status:
+0 clean, 1 errors found, 2 usage or I/O error.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 
 from pi_lsp import __version__
 
-from . import check, context, find, fork, migrate, schema, serve, stats, tree
-
-COMMANDS: tuple[ModuleType, ...] = (serve, check, schema, migrate, fork, tree, context, stats, find)
+COMMANDS: tuple[str, ...] = (
+    "serve",
+    "check",
+    "schema",
+    "migrate",
+    "fork",
+    "tree",
+    "context",
+    "stats",
+    "find",
+)
+"""The subcommands, in the order ``--help`` lists them; each is the module of that name."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,16 +35,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered (or only the one named)."""
     parser = _Parser(
         prog="pi-lsp",
         description="Language server and checker for pi coding agent session files.",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name in (only,) if only is not None else COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
     return parser
 
 
@@ -44,9 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # messages may quote bytes that were not UTF-8 (kept as lone surrogates)
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    first = args_list[0] if args_list else "serve"
+    parser = build_parser(first if first in COMMANDS else None)
+    args = parser.parse_args(args_list)
     if args.command is None:
+        from . import serve
+
         return serve.serve_stdio()
     try:
         code: int = args.run(args)

@@ -7,7 +7,6 @@ on many files in parallel on all cores, with a one-line progress bar on a termin
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -86,6 +85,8 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
         progress.done()
         return results
     done: dict[str, T] = {}
+    import concurrent.futures  # only here: a single file is checked without it
+
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(work, path): path for path in paths}
         for future in concurrent.futures.as_completed(futures):

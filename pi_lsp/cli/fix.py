@@ -19,13 +19,14 @@ import difflib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_lsp.core.autofix import Repaired, RepairError, repair
-from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
 from pi_lsp.core.text import split_lines
 
 from .terminal import quiet_broken_pipe
+
+if TYPE_CHECKING:  # the repairs are imported only when ``check`` repairs
+    from pi_lsp.core.autofix import Repaired
 
 
 def add_arguments(p: Any) -> None:
@@ -76,6 +77,9 @@ class _Failed(Exception):
 
 def _fix_file(path: Path, args: argparse.Namespace) -> bool:
     """Repair ``path`` (with ``--diff``: print the diff); True when it needed repairs."""
+    from pi_lsp.core.autofix import RepairError, repair
+    from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
+
     try:
         text, snapshot = read_snapshot(path)
         result = repair(text, str(path), migrate=args.migrate)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,8 @@ def find_project_config(start: Path) -> Path | None:
 
 @lru_cache(maxsize=64)
 def _read_cached(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+    import tomllib  # only when there is a configuration file
+
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
 import os
-import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -209,7 +207,7 @@ class Snapshot:
     def of(cls, path: Path, data: bytes) -> Snapshot:
         """The snapshot of ``path`` whose content ``data`` was just read."""
         st = path.stat()
-        return cls(st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+        return cls(st.st_size, st.st_mtime_ns, _sha256(data))
 
     def matches(self, path: Path) -> bool:
         """True when ``path`` still has this size, mtime and content."""
@@ -219,7 +217,14 @@ class Snapshot:
             return False
         if st.st_size != self.size or st.st_mtime_ns != self.mtime_ns:
             return False
-        return hashlib.sha256(path.read_bytes()).hexdigest() == self.sha256
+        return _sha256(path.read_bytes()) == self.sha256
+
+
+def _sha256(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex."""
+    import hashlib  # only when a file is written: the checker never needs it
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def encode(text: str) -> bytes:
@@ -264,7 +269,7 @@ def _temp_with(path: Path, data: bytes, mode: int | None) -> Path:
     """A new temporary file beside ``path`` holding ``data``, with ``mode`` (None: the mode a
     new file gets, 0o666 less the umask, as pi's own writes get; mkstemp would give 0600)."""
     for _ in range(100):
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        tmp = path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp"
         try:
             fd = os.open(tmp, _NEW_FILE, 0o666)
             break

@@ -11,7 +11,6 @@ path and the keyword that PI200 turns into a range and a message.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import math
 import sys
 from dataclasses import dataclass
@@ -33,12 +32,13 @@ SCHEMA_FILES: dict[str, str] = {
 
 
 def _schema_dir() -> Path:
-    packaged = Path(str(importlib.resources.files("pi_lsp"))) / "schemas"
+    packaged = Path(__file__).resolve().parents[1] / "schemas"  # as the wheel installs them
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[2] / "schemas"
 
 
+@functools.cache
 def schema_key(fmt: str, version: int) -> str:
     """The key of the schema for a format (``pi``/``book``) and version, clamped to known ones."""
     if fmt == "book":

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.cli import fix, main
+from pi_lsp.cli import main
 from pi_lsp.core import autofix
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,13 +91,15 @@ def test_what_is_left_is_reported_in_the_chosen_format(
 def test_file_changed_since_read_is_refused(
     broken: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    repair = autofix.repair
+
     def racing(text: str, path: str | None = None, migrate: bool = False) -> autofix.Repaired:
-        done = autofix.repair(text, path, migrate)
+        done = repair(text, path, migrate)
         with open(broken, "a", encoding="utf-8") as fh:  # pi appends meanwhile
             fh.write('{"type":"label","id":"99999999","parentId":null}\n')
         return done
 
-    monkeypatch.setattr(fix, "repair", racing)
+    monkeypatch.setattr(autofix, "repair", racing)  # `check --fix` imports it when it repairs
     assert main(["check", "--fix", str(broken)]) == 2
     assert "changed since it was read" in capsys.readouterr().err
     assert broken.read_text(encoding="utf-8").endswith('"parentId":null}\n')

@@ -1,0 +1,114 @@
+"""``pi-lsp check`` starts fast: it imports only what checking a file needs.
+
+The command runs in a fresh interpreter that prints ``sys.modules`` when it ends: the
+script adds no import of its own (``sys`` is always loaded).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.core.pi_sessions import assistant, doc, header, result, user
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_ONLY = ("pygls", "lsprotocol", "cattrs", "asyncio", "jsonschema")
+"""Packages a check of a clean file must not import (jsonschema-rs is another package)."""
+MARK = "--- modules ---"
+SCRIPT = f"""
+import sys
+sys.argv[0] = "pi-lsp"
+from pi_lsp.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stderr.write("{MARK}\\n" + "\\n".join(sorted(sys.modules)))
+raise SystemExit(code)
+"""
+
+
+def imported(*args: str | Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``pi-lsp ARGS`` in a fresh interpreter; its result and every module it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    before, _, listing = done.stderr.partition(MARK + "\n")
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, before), set(
+        listing.split()
+    )
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+@pytest.fixture
+def clean_file(tmp_path: Path) -> Path:
+    path = tmp_path / "clean.jsonl"
+    path.write_text(
+        doc(
+            header(),
+            user("a1", None),
+            assistant("a2", "a1", calls=("c1",)),
+            result("a3", "a2", "c1"),
+            assistant("a4", "a3"),
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
+    clean_file: Path, fmt: str
+) -> None:
+    done, modules = imported("check", "--format", fmt, clean_file)
+    assert done.returncode == 0, done.stdout
+    assert "pi_lsp.core.analysis" in modules  # the listing is complete: the check ran
+    assert "jsonschema_rs" in modules  # the entries were validated
+    assert not top_level(modules) & set(SERVER_ONLY)
+    assert not {m for m in modules if m.startswith(("pi_lsp.lsp.", "pi_lsp.cli."))} - {
+        "pi_lsp.lsp.wire",
+        "pi_lsp.lsp.commands",
+        "pi_lsp.cli.check",
+        "pi_lsp.cli.fix",
+        "pi_lsp.cli.sarif",
+        "pi_lsp.cli.batch",
+        "pi_lsp.cli.paths",
+        "pi_lsp.cli.arguments",
+        "pi_lsp.cli.terminal",
+    }, "another subcommand or a server module was imported"
+
+
+def test_check_imports_no_repairs_unless_it_repairs(clean_file: Path) -> None:
+    _, modules = imported("check", clean_file)
+    assert "pi_lsp.core.autofix" not in modules
+    _, modules = imported("check", "--diff", clean_file)
+    assert "pi_lsp.core.autofix" in modules
+
+
+def test_help_still_lists_every_subcommand() -> None:
+    done, modules = imported("--help")
+    assert done.returncode == 0
+    for name in ("serve", "check", "schema", "migrate", "fork", "tree", "context", "stats", "find"):
+        assert re.search(rf"^\s+{name}\b", done.stdout, re.MULTILINE), name
+        assert f"pi_lsp.cli.{name}" in modules
+
+
+def test_a_subcommand_alone_parses_and_errors_as_before(clean_file: Path) -> None:
+    done, _ = imported("check", "--no-such-option", clean_file)
+    assert done.returncode == 2
+    assert "pi-lsp: error: unrecognized arguments: --no-such-option" in done.stderr
+    done, _ = imported("no-such-command")
+    assert done.returncode == 2
+    assert "invalid choice: 'no-such-command'" in done.stderr
