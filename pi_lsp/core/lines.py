@@ -85,6 +85,8 @@ class LineInfo:
 
 def is_blank(text: str) -> bool:
     """True for a line that pi skips (empty after JavaScript's ``trim()``)."""
+    if text[:1] == "{":  # nearly every line: no need for the regex
+        return False
     m = JS_SPACE.match(text)
     return m is not None and m.end() == len(text)
 
