@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import migrate
-from .describe import object_title
 from .migrate import UNDEFINED, js_truthy
 from .model import Analysis
 
@@ -71,6 +70,8 @@ class ContextMessage:
         """A one-line description of the message."""
         if not isinstance(self.message, dict):
             return "(not a message)"
+        from .describe import object_title  # the views' module: the checker never needs it
+
         return object_title({"type": "message", "message": self.message})
 
     @property
