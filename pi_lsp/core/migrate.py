@@ -234,8 +234,8 @@ def _migrated_object(line: int, obj: dict[str, Any], m: Migration) -> dict[str, 
     if m.from_version == 1 and line in m.ids:
         copy["id"] = m.ids[line]
         copy["parentId"] = m.parents[line]
-        if line in m.dropped_index:
-            copy.pop("firstKeptEntryIndex", None)
+        if line in m.dropped_index:  # only compactions that have one
+            del copy["firstKeptEntryIndex"]
         if line in m.first_kept:
             value = m.first_kept[line]
             if value is UNDEFINED:
