@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,8 @@ from pi_lsp.core.analysis import analyze
 from pi_lsp.core.findings import Severity
 
 from .pi_sessions import assistant, changed_lines, doc, entry, header, hook, result, user
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 V1 = [
     header(None, provider="anthropic", modelId="claude", thinkingLevel="off"),
@@ -212,6 +215,10 @@ def test_v2_does_not_touch_v1_fields_or_missing_ids() -> None:
         doc('{"type":"session","version":"2","id":"x"}', user("a", None)),  # not a number
         doc('{"type":"session"}', user(None, False)),  # header without id
         doc("{broken", header(None), user(None, False)),  # first parsed line is the header,
+        doc(user(None, False), user(None, False), header(None)),  # entries before the header
+        "",  # nothing at all
+        doc("", "{broken"),  # no line pi can parse
+        (DATA / "book-valid.jsonl").read_text(encoding="utf-8"),  # the other dialect
     ],
 )
 def test_no_migration(text: str) -> None:
@@ -241,8 +248,9 @@ def test_crlf_and_missing_final_newline_are_kept() -> None:
         doc(*V1, hook(None, False)),
         # v2: an entry without id or parentId stays without them (pi adds none)
         doc(header(2), user("aaaaaaaa", None), user(None, False), hook("bbbbbbbb", "aaaaaaaa")),
+        doc("", "{broken", header(None), user(None, False)),  # the header is not line 0
     ],
-    ids=["v1", "v2"],
+    ids=["v1", "v2", "header-later"],
 )
 def test_migrated_values_match_the_migrated_text(text: str) -> None:
     a = analyze(text)
@@ -278,3 +286,17 @@ def test_v1_index_naming_a_later_array_line_drops_the_first_kept_id() -> None:
     obj = json.loads(out.split("\n")[2])
     assert "firstKeptEntryIndex" not in obj and "firstKeptEntryId" not in obj
     assert out.split("\n")[3] == "[1,2]"
+
+
+def test_v1_index_on_an_entry_that_is_no_compaction_is_left_alone() -> None:
+    """pi converts ``firstKeptEntryIndex`` on compactions only."""
+    message = {"role": "user", "content": "x", "timestamp": 1}
+    lines = [
+        header(None),
+        user(None, False),
+        entry("message", None, False, message=message, firstKeptEntryIndex=1),
+    ]
+    m, out = migrated(doc(*lines))
+    obj = json.loads(out.split("\n")[2])
+    assert obj["firstKeptEntryIndex"] == 1 and "firstKeptEntryId" not in obj
+    assert m.dropped_index == set() and m.first_kept == {}
