@@ -214,6 +214,7 @@ def test_every_column_of_a_small_line_has_a_consistent_chain(column: int) -> Non
         (5, ("a",), False),  # at the opening quote of "bc"
         (9, ("a",), False),  # just past its closing quote: still on it (a word typed there)
         (19, ("d", 1), False),  # just past 22
+        (10, ("d",), True),  # on the key's opening quote
         (11, ("d",), True),  # inside the key "d"
         (13, ("d",), True),  # just past the key's closing quote
         (21, (), False),  # past the closing brace: the whole line
