@@ -213,6 +213,7 @@ def test_every_column_of_a_small_line_has_a_consistent_chain(column: int) -> Non
     [
         (5, ("a",), False),  # at the opening quote of "bc"
         (9, ("a",), False),  # just past its closing quote: still on it (a word typed there)
+        (15, ("d", 0), False),  # on the first character of an element
         (19, ("d", 1), False),  # just past 22
         (10, ("d",), True),  # on the key's opening quote
         (11, ("d",), True),  # inside the key "d"
