@@ -78,3 +78,25 @@ def test_clip_json_keeps_a_value_that_fits_and_clips_one_that_does_not() -> None
     assert clip_json("x" * 8, 10) == '"' + "x" * 8 + '"'  # exactly 10 characters
     assert clip_json("x" * 9, 10) == '"' + "x" * 8 + "…"  # 11 cut to 10
     assert clip_json({"k": [1, 2]}) == '{"k":[1,2]}'
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"a": [1]}, '{\n  "a": [\n    1\n  ]\n}'),
+        ({"a": "x\ud800"}, '{\n  "a": "x\\ud800"\n}'),
+        (_nested_lists(5000), None),  # cut: still two spaces a level
+    ],
+    ids=["plain", "surrogate", "deep"],
+)
+def test_dumps_indents_two_spaces_a_level(value: Any, text: str | None) -> None:
+    out = dumps(value, indent=True)
+    if text is not None:
+        assert out == text
+    assert out.split("\n")[1].startswith("  ") and not out.split("\n")[1].startswith("   ")
+    assert dumps(value) == dumps(value, indent=False) and "\n" not in dumps(value)
+
+
+def test_clip_json_clips_a_message_value_at_60_characters() -> None:
+    assert clip_json("x" * 58) == '"' + "x" * 58 + '"'
+    assert clip_json("x" * 59) == '"' + "x" * 58 + "…"
