@@ -68,7 +68,7 @@ def cursor_at(text: str, column: int, max_depth: int = 64) -> Cursor | None:
                 if _inside(key_span, column):
                     chain.append(Node((*node.path, key), key_span, value_span))
                     return Cursor(tuple(chain), on_key=True)
-                if _inside(value_span, column) and column > key_span[1]:
+                if _inside(value_span, column):  # past the key: checked just above
                     found = Node((*node.path, key), key_span, value_span)
                     break
         elif opener == "[":

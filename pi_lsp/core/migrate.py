@@ -47,8 +47,8 @@ UNDEFINED: Any = _Undefined()
 class Migration:
     """A migration to v3: the edits, and what they do to each line.
 
-    ``ids``/``parents`` hold the id and parentId of every entry line after migration (for
-    v2, the existing ones); ``dropped_index`` the v1 compactions that lose their
+    ``ids``/``parents`` hold the id and parentId pi gives every entry line of a v1 file
+    (a v2 file keeps its own); ``dropped_index`` the v1 compactions that lose their
     ``firstKeptEntryIndex``, and ``first_kept`` the ``firstKeptEntryId`` pi assigns them
     (``UNDEFINED``: the member disappears; absent: an existing one is kept); ``renamed``
     the lines whose message role goes from ``hookMessage`` to ``custom``.
@@ -159,12 +159,6 @@ def plan(a: Analysis) -> Migration | None:
     m.edits.extend(set_members(lines[hl], hl, [("version", str(CURRENT_VERSION))], after="type"))
     if version == 1:
         _plan_v1(a, parsed, m)
-    else:
-        for line in parsed:
-            obj = a.infos[line].value
-            if isinstance(obj, dict) and obj.get("type") != "session":
-                m.ids[line] = obj.get("id", UNDEFINED)
-                m.parents[line] = obj.get("parentId", UNDEFINED)
     _plan_roles(a, parsed, m)
     return m
 
@@ -234,8 +228,8 @@ def _migrated_object(line: int, obj: dict[str, Any], m: Migration) -> dict[str, 
     if m.from_version == 1 and line in m.ids:
         copy["id"] = m.ids[line]
         copy["parentId"] = m.parents[line]
-        if line in m.dropped_index:
-            copy.pop("firstKeptEntryIndex", None)
+        if line in m.dropped_index:  # only compactions that have one
+            del copy["firstKeptEntryIndex"]
         if line in m.first_kept:
             value = m.first_kept[line]
             if value is UNDEFINED:

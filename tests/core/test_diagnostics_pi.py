@@ -288,3 +288,12 @@ def test_a_whole_line_finding_ends_before_trailing_whitespace(line: str, value: 
         start,
         start + len(value),
     )
+
+
+@pytest.mark.parametrize("pad", ["   ", "\t ", " \t"])
+def test_a_finding_on_a_whole_entry_line_ends_before_trailing_whitespace(pad: str) -> None:
+    """PI100 on an entry that comes before the header covers the entry, not its padding."""
+    first = user(A, None)
+    a = analyze(doc("  " + first + pad, header(), user(B, A)))
+    (f,) = [f for f in a.findings if f.code == "PI100"]
+    assert (f.span.line, f.span.start, f.span.end) == (0, 2, 2 + len(first))

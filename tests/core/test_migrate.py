@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,8 @@ from pi_lsp.core.analysis import analyze
 from pi_lsp.core.findings import Severity
 
 from .pi_sessions import assistant, changed_lines, doc, entry, header, hook, result, user
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 V1 = [
     header(None, provider="anthropic", modelId="claude", thinkingLevel="off"),
@@ -85,8 +88,47 @@ def test_v1_first_kept_index_edge_cases(index: float, kept_id: str | None) -> No
     m, out = migrated(doc(*lines))
     obj = json.loads(out.split("\n")[6])
     assert "firstKeptEntryIndex" not in obj
-    expected = {None: None, "self": m.ids[6], "line2": m.ids[2]}[kept_id]
-    assert obj.get("firstKeptEntryId") == expected
+    if kept_id is None:  # absent, not null: pi's undefined disappears from the JSON
+        assert "firstKeptEntryId" not in obj
+    else:
+        assert obj["firstKeptEntryId"] == {"self": m.ids[6], "line2": m.ids[2]}[kept_id]
+
+
+@pytest.mark.parametrize(
+    ("index", "kept"),
+    [
+        (6, True),  # just past pi's list (it has 6 entries): no entry there
+        (99, True),
+        (-1, True),
+        (1.5, True),  # no array index: entries[1.5] is undefined
+        (0, True),  # the header: pi sets nothing
+        (5, False),  # a later entry: pi assigns its id, still undefined, so the member goes
+        (3, False),  # an earlier entry: its new id replaces the old one
+    ],
+)
+def test_v1_index_naming_no_entry_keeps_an_existing_first_kept_id(index: float, kept: bool) -> None:
+    """pi assigns ``firstKeptEntryId`` only when the index names an entry, and always drops
+    the index: a compaction that already had an id keeps it otherwise."""
+    lines = list(V1)
+    lines[6] = entry(
+        "compaction",
+        None,
+        False,
+        summary="S",
+        firstKeptEntryIndex=index,
+        firstKeptEntryId="earlier1",
+    )
+    m, out = migrated(doc(*lines))
+    obj = json.loads(out.split("\n")[6])
+    assert "firstKeptEntryIndex" not in obj
+    if kept:
+        assert obj["firstKeptEntryId"] == "earlier1"
+    elif index == 3:
+        assert obj["firstKeptEntryId"] == m.ids[5]
+    else:
+        assert "firstKeptEntryId" not in obj
+    assert m.dropped_index == {6}
+    assert migrate.migrated_values(analyze(doc(*lines)), m)[4][1] == obj
 
 
 def test_v1_non_numeric_index_is_left_alone() -> None:
@@ -173,6 +215,10 @@ def test_v2_does_not_touch_v1_fields_or_missing_ids() -> None:
         doc('{"type":"session","version":"2","id":"x"}', user("a", None)),  # not a number
         doc('{"type":"session"}', user(None, False)),  # header without id
         doc("{broken", header(None), user(None, False)),  # first parsed line is the header,
+        doc(user(None, False), user(None, False), header(None)),  # entries before the header
+        "",  # nothing at all
+        doc("", "{broken"),  # no line pi can parse
+        (DATA / "book-valid.jsonl").read_text(encoding="utf-8"),  # the other dialect
     ],
 )
 def test_no_migration(text: str) -> None:
@@ -196,8 +242,17 @@ def test_crlf_and_missing_final_newline_are_kept() -> None:
     assert out.count("\r\n") == 2 and not out.endswith("\n")
 
 
-def test_migrated_values_match_the_migrated_text() -> None:
-    text = doc(*V1, hook(None, False))
+@pytest.mark.parametrize(
+    "text",
+    [
+        doc(*V1, hook(None, False)),
+        # v2: an entry without id or parentId stays without them (pi adds none)
+        doc(header(2), user("aaaaaaaa", None), user(None, False), hook("bbbbbbbb", "aaaaaaaa")),
+        doc("", "{broken", header(None), user(None, False)),  # the header is not line 0
+    ],
+    ids=["v1", "v2", "header-later"],
+)
+def test_migrated_values_match_the_migrated_text(text: str) -> None:
     a = analyze(text)
     m = migrate.plan(a)
     assert m is not None
@@ -216,3 +271,32 @@ def test_migrated_file_is_clean_and_keeps_the_chain() -> None:
     problems = [(f.code, f.span.line) for f in b.findings if f.severity <= Severity.WARNING]
     assert problems == [("PI423", 4)]
     assert b.tree.active == b.tree.entries  # one chain, in file order
+
+
+def test_v1_index_naming_a_later_array_line_drops_the_first_kept_id() -> None:
+    """An array is in pi's list and is truthy, so pi assigns its ``id`` (not set yet, as the
+    array comes later): the compaction's existing ``firstKeptEntryId`` disappears."""
+    lines = [
+        header(None),
+        user(None, False, "hi"),
+        entry("compaction", None, False, summary="S", firstKeptEntryIndex=3, firstKeptEntryId="x1"),
+        "[1,2]",
+    ]
+    _, out = migrated(doc(*lines))
+    obj = json.loads(out.split("\n")[2])
+    assert "firstKeptEntryIndex" not in obj and "firstKeptEntryId" not in obj
+    assert out.split("\n")[3] == "[1,2]"
+
+
+def test_v1_index_on_an_entry_that_is_no_compaction_is_left_alone() -> None:
+    """pi converts ``firstKeptEntryIndex`` on compactions only."""
+    message = {"role": "user", "content": "x", "timestamp": 1}
+    lines = [
+        header(None),
+        user(None, False),
+        entry("message", None, False, message=message, firstKeptEntryIndex=1),
+    ]
+    m, out = migrated(doc(*lines))
+    obj = json.loads(out.split("\n")[2])
+    assert obj["firstKeptEntryIndex"] == 1 and "firstKeptEntryId" not in obj
+    assert m.dropped_index == set() and m.first_kept == {}

@@ -206,3 +206,36 @@ def test_every_column_of_a_small_line_has_a_consistent_chain(column: int) -> Non
     node = cur.node
     span = node.key if cur.on_key and node.key else node.value
     assert span[0] <= column <= span[1]
+
+
+@pytest.mark.parametrize(
+    ("column", "path", "on_key"),
+    [
+        (5, ("a",), False),  # at the opening quote of "bc"
+        (9, ("a",), False),  # just past its closing quote: still on it (a word typed there)
+        (15, ("d", 0), False),  # on the first character of an element
+        (19, ("d", 1), False),  # just past 22
+        (10, ("d",), True),  # on the key's opening quote
+        (11, ("d",), True),  # inside the key "d"
+        (13, ("d",), True),  # just past the key's closing quote
+        (21, (), False),  # past the closing brace: the whole line
+    ],
+)
+def test_cursor_just_past_a_value_is_on_that_value(
+    column: int, path: tuple[object, ...], on_key: bool
+) -> None:
+    line = '{"a":"bc","d":[1,22]}'
+    cur = cursor_at(line, column)
+    assert cur is not None and (cur.path, cur.on_key) == (path, on_key)
+
+
+def test_cursor_on_an_empty_line_is_none() -> None:
+    assert cursor_at("", 0) is None
+
+
+def test_cursor_chain_stops_64_levels_below_the_line() -> None:
+    """A line nested thousands deep (pi can write one) costs a bounded walk."""
+    line = "[" * 3000 + "]" * 3000
+    cur = cursor_at(line, 2999)
+    assert cur is not None and len(cur.chain) == 1 + 64
+    assert cur.path == (0,) * 64

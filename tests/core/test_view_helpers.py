@@ -126,7 +126,10 @@ def test_selection_on_a_broken_line_is_the_line() -> None:
 def test_code_lenses() -> None:
     lenses = [(lens.line, lens.title) for lens in code_lenses(A)]
     assert lenses == [
-        (0, "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000 · active path $0.0000 · 1 abandoned branch $0.3000"),
+        (
+            0,
+            "9 entries · 1 branch point · 2 leaves · 1 compaction · 18 tokens · $0.3000 · active path $0.0000 · 1 abandoned branch $0.3000",
+        ),
         (2, "⑂ branch point: 2 branches (lines 4, 7)"),
         (8, "compaction: keeps from line 8"),
         (9, "◀ leaf: pi resumes here (6 entries on the active path)"),
@@ -183,3 +186,53 @@ def test_tree_json_hides_usage_entries_as_pi_16_does() -> None:
     assert list(nodes) == ["m1", "u1"]
     assert nodes["m1"]["children"] == ["u1"] and nodes["u1"]["parentId"] == "m1"
     assert data["leafId"] == "u1" and nodes["u1"]["isLeaf"] and nodes["u1"]["onActivePath"]
+
+
+_USAGE = (
+    '{"type":"usage","id":"%s","parentId":"%s","timestamp":"t","kind":"cache_warm",'
+    '"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0}}'
+)
+
+
+def test_tree_json_a_hidden_leaf_below_hidden_entries_shows_the_entry_above_them() -> None:
+    text = "\n".join([LINES[0], LINES[1], _USAGE % ("g1", "m1"), _USAGE % ("g2", "g1")])
+    data = tree_json(analyze(text))
+    assert [n["id"] for n in data["nodes"]] == ["m1"]
+    assert data["leafId"] == "m1" and data["nodes"][0]["isLeaf"]
+
+
+def test_tree_json_an_entry_on_a_cycle_through_hidden_entries_has_no_parent() -> None:
+    """u1's parent is a usage entry whose parent is u1: no shown entry is above u1."""
+    text = "\n".join(
+        [
+            LINES[0],
+            LINES[1],
+            LINES[2].replace('"parentId":"m1"', '"parentId":"g1"'),  # u1
+            _USAGE % ("g1", "u1"),
+        ]
+    )
+    nodes = {n["id"]: n for n in tree_json(analyze(text))["nodes"]}
+    assert list(nodes) == ["m1", "u1"]
+    assert nodes["u1"]["parentId"] is None and nodes["m1"]["children"] == []
+
+
+def test_tree_json_a_hidden_leaf_above_a_hidden_cycle_has_no_shown_entry() -> None:
+    """The leaf's ancestors are two usage entries naming each other: nothing shown is above."""
+    text = "\n".join(
+        [LINES[0], LINES[1], _USAGE % ("g1", "g2"), _USAGE % ("g2", "g1"), _USAGE % ("g3", "g1")]
+    )
+    data = tree_json(analyze(text))
+    assert [n["id"] for n in data["nodes"]] == ["m1"]
+    assert data["leafId"] is None and not data["nodes"][0]["isLeaf"]
+
+
+def test_tree_json_only_message_entries_have_a_role() -> None:
+    """An entry of another type that happens to carry a ``message`` shows no role."""
+    other = (
+        '{"type":"custom","id":"c1","parentId":"m1","timestamp":"t","customType":"x",'
+        '"message":{"role":"user","content":"hi"}}'
+    )
+    nodes = {
+        n["id"]: n for n in tree_json(analyze("\n".join([LINES[0], LINES[1], other])))["nodes"]
+    }
+    assert nodes["c1"]["type"] == "custom" and nodes["c1"]["role"] is None

@@ -7,7 +7,8 @@
   the whole string with an independent implementation of the line math, and the same
   findings (related ranges included) as a fresh analysis of that text; edits include
   whitespace that only moves columns on a line, so ranges into an untouched-looking line
-  must follow;
+  must follow, edits across a line break (a ``\r\n`` pair deleted, replaced or split)
+  and edits at the end of a document without a final newline;
 - ``locate`` finds the value ``JSON.parse`` would keep (last duplicate key).
 """
 
@@ -73,7 +74,7 @@ _TERMINATORS = ["\n", "\n", "\n", "\r\n", "\r"]
 
 @st.composite
 def session_texts(draw: st.DrawFn) -> str:
-    """A pi-like session: seed lines, hostile lines and random splices."""
+    """A pi-like session: seed lines, hostile lines, copies of earlier lines, random splices."""
     pool = _SEED_LINES + _HOSTILE_LINES
     lines = draw(st.lists(st.sampled_from(pool), min_size=0, max_size=14))
     out = []
@@ -82,6 +83,8 @@ def session_texts(draw: st.DrawFn) -> str:
             cut = draw(st.integers(0, len(line)))
             line = line[:cut] + draw(st.sampled_from(_PIECES)) + line[cut:]
         out.append(line + draw(st.sampled_from(_TERMINATORS)))
+        if draw(st.integers(0, 4)) == 0:  # a copy: duplicate ids, findings related to another line
+            out.append(draw(st.sampled_from(out)))
     if out and draw(st.booleans()):
         out[-1] = out[-1].rstrip("\r\n")
     return "".join(out)
@@ -136,6 +139,20 @@ def test_incremental_analysis_after_small_edit(text: str, data: st.DataObject) -
     assert _fingerprint(analyze(edited, previous=previous)) == _fingerprint(analyze(edited))
 
 
+@bounded()
+@given(session_texts(), st.sampled_from([" ", "\t", "  "]))
+def test_incremental_analysis_after_whitespace_that_only_moves_columns(text: str, pad: str) -> None:
+    """Padding one line between tokens keeps every value and link, yet every range into
+    that line (related ones of findings on other lines too) moves: each line in turn."""
+    lines = text.split("\n")
+    previous = analyze(text)
+    for i, line in enumerate(lines):
+        for at in {m.start() for m in re.finditer(r'^|(?<=":)', line)}:
+            edited = "\n".join([*lines[:i], line[:at] + pad + line[at:], *lines[i + 1 :]])
+            fresh = _fingerprint(analyze(edited))
+            assert _fingerprint(analyze(edited, previous=previous)) == fresh, (i, at)
+
+
 # -- incremental document changes ------------------------------------------------------
 
 
@@ -170,6 +187,40 @@ _EDIT_TEXT = st.sampled_from(
 ) | st.sampled_from([" ", "\t "])  # whitespace: columns move, no line is added
 
 
+@st.composite
+def _edit_range(draw: st.DrawFn, lines: list[str], encoding: str) -> list[tuple[int, int]]:
+    """Two LSP positions: anywhere, or a shape that random positions rarely hit.
+
+    The shapes: both ends on one line (columns move, no line is added or removed); at the
+    start of a line (where a ``\n`` joins the ``\r`` ending the line before); exactly
+    across one line break, so a ``\r\n`` pair is deleted, replaced or split by what is
+    inserted; and at the very end of the document (which may end without a newline).
+    """
+    last = len(lines) - 1
+    width = [invariants.unit_len(line, encoding) for line in lines]
+    shape = draw(
+        st.sampled_from(["any", "any", "one-line", "line-start", "across-break", "end-of-file"])
+    )
+    if shape == "line-start":  # after a lone "\r", an inserted "\n" joins it into one break
+        line = draw(st.integers(0, last))
+        return [(line, 0), (line, draw(st.integers(0, min(width[line], 1))))]
+    if shape == "one-line":
+        line = draw(st.integers(0, last))
+        return [(line, draw(st.integers(0, width[line]))) for _ in range(2)]
+    if shape == "across-break" and last > 0:
+        line = draw(st.integers(0, last - 1))
+        return [(line, width[line]), (line + 1, draw(st.integers(0, min(width[line + 1], 2))))]
+    if shape == "end-of-file":
+        end = (last, width[last])
+        return [end, draw(st.sampled_from([end, (last, 0), (last + 1, 0)]))]
+    pos = []
+    for _ in range(2):
+        line = draw(st.integers(0, len(lines)))
+        length = width[line] if line < len(lines) else 3
+        pos.append((line, draw(st.integers(0, length + 2))))
+    return pos
+
+
 @bounded(120)
 @given(session_texts(), st.data(), st.sampled_from(["utf-8", "utf-16", "utf-32"]))
 def test_document_changes_match_whole_text_edits(
@@ -180,11 +231,7 @@ def test_document_changes_match_whole_text_edits(
     current = text
     for _ in range(data.draw(st.integers(1, 6))):
         lines = invariants.split(current)
-        pos = []
-        for _ in range(2):
-            line = data.draw(st.integers(0, len(lines)))
-            length = invariants.unit_len(lines[line], encoding) if line < len(lines) else 3
-            pos.append((line, data.draw(st.integers(0, length + 2))))
+        pos = data.draw(_edit_range(lines, encoding))
         new = data.draw(_EDIT_TEXT)
         a = _reference_offset(current, *pos[0], encoding)
         b = _reference_offset(current, *pos[1], encoding)
