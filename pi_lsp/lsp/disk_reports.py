@@ -2,20 +2,23 @@
 
 The work of workspace diagnostics for a file that is not open: read it line by line,
 analyse it, apply the settings and build the LSP JSON with :mod:`pi_lsp.lsp.wire` (what
-``check`` prints). No lsprotocol here: :func:`report` runs in the workers of a process
+``check`` prints). A ``*.jsonl`` file that is no session (:func:`is_session`: not named as
+pi names sessions, and its first line is no session header) gets an empty report, so a
+project's data files are not listed as broken sessions. No lsprotocol here: :func:`report` runs in the workers of a process
 pool, which import this module and the core only.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_lines
+from pi_lsp.core.files import read_lines, session_id_in_name
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding
@@ -52,6 +55,23 @@ def stamp(path: str) -> Stamp | None:
     return Stamp(st.st_size, st.st_mtime_ns)
 
 
+HEAD = 64 * 1024
+"""Bytes read from the start of a file to find its first line."""
+
+_HEADER = re.compile(rb'"type"\s*:\s*"session(_header)?"')
+"""A session header's type (pi's ``session``, or the book format's ``session_header``)."""
+
+
+def is_session(path: str) -> bool:
+    """Whether ``path`` is a session: named as pi names them, or headed by a session header."""
+    if session_id_in_name(path) is not None:
+        return True
+    with open(path, "rb") as f:
+        head = f.read(HEAD)
+    first = next((line for line in head.split(b"\n") if line.strip()), b"")
+    return _HEADER.search(first) is not None
+
+
 def analyse(path: str, options: Options, previous: Analysis | None = None) -> Analysis:
     """Read and analyse ``path`` (from ``previous``'s end when the file only grew)."""
     return analyze(read_lines(Path(path)), path, options, previous)
@@ -69,6 +89,8 @@ def report(path: str, settings: Settings, encoding: Encoding) -> Report:
     if before is None:
         return Report(path, None, [], f"{path}: not a readable file")
     try:
+        if not is_session(path):
+            return Report(path, before, [])
         analysis = analyse(path, Options(large_line=settings.large_line))
     except OSError as exc:
         return Report(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")

@@ -28,7 +28,7 @@ from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding
 
-from .disk_reports import Report, Stamp, analyse, items, report, stamp
+from .disk_reports import Report, Stamp, analyse, is_session, items, report, stamp
 
 HOT = 4
 """Analyses kept for the files that changed on disk most recently (their next append is cheap)."""
@@ -118,6 +118,8 @@ class WorkspaceReports:
             previous = self.hot.pop(path, None)
         options = Options(large_line=settings.large_line)
         try:
+            if not is_session(path):
+                return self.store(Report(path, before, []), generation)
             analysis = analyse(path, options, previous)
         except OSError:
             self.forget(path)

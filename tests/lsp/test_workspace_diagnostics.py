@@ -43,6 +43,8 @@ def folder(tmp_path: Path) -> Path:
     lines = (FIXTURES / CLEAN[0]).read_text(encoding="utf-8").split("\n")
     lines[5] = lines[5][: len(lines[5]) // 2]  # a line cut short in the middle of the file
     (root / "broken.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    # a project's data file, no session: never listed as a broken one
+    (tmp_path / "sessions" / "data.jsonl").write_text('{"x": 1}\n[1, 2]\n', encoding="utf-8")
     return tmp_path / "sessions"
 
 
@@ -113,7 +115,7 @@ async def test_the_broken_session_of_a_folder_nobody_opened_and_only_it(
     caps = events["initialized"].capabilities
     assert caps.diagnostic_provider.workspace_diagnostics is True
     project = folder / "--work-project--"
-    uri = {p.name: from_fs_path(str(p)) for p in project.iterdir()}
+    uri = {p.name: from_fs_path(str(p)) for p in [*project.iterdir(), folder / "data.jsonl"]}
     first = await _pull(client)
     assert set(first) == set(uri.values())
     assert all(r.kind == "full" for r in first.values())
@@ -163,7 +165,7 @@ async def test_an_open_document_is_reported_from_its_live_text(
     )
     reports = await _pull(client)
     assert list(reports[uri].items) == [] and reports[uri].version == 7
-    assert len(reports) == 3
+    assert len(reports) == 4
     # closed again, it is the file on disk that is reported
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
@@ -186,7 +188,9 @@ async def test_partial_results_and_progress_for_a_folder(
     assert list(report.items) == []
     partial = events["progress"]["partial"]
     files = [item["uri"] for value in partial for item in value["items"]]
-    assert sorted(files) == sorted(from_fs_path(str(p)) for p in project.iterdir())
+    assert sorted(files) == sorted(
+        from_fs_path(str(p)) for p in [*project.iterdir(), folder / "data.jsonl"]
+    )
     broken = [item for value in partial for item in value["items"] if item["items"]]
     assert len(broken) == 10
     # the same text, the same report (pool workers and the server thread agree)
