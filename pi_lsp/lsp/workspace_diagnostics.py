@@ -217,6 +217,8 @@ async def follow(ls: PiLanguageServer, changed: list[str], deleted: list[str]) -
             reports.forget(path)
             touched[path] = None
     for path in changed:
+        if reports.covers(path):
+            reports.created(path)
         if reports.covers(path) and os.path.realpath(path) not in opened:
             touched[path] = await ls.scheduler.compute(
                 lambda p=path: reports.follow(p, settings, encoding, generation)  # type: ignore[misc]

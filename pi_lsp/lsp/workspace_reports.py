@@ -17,6 +17,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +36,10 @@ HOT = 4
 
 POOL_FROM = 8
 """At least this many stale files are analysed in a process pool; fewer in the calling thread."""
+
+RELIST_AFTER = 30.0
+"""Seconds a listing of the folders is reused (clients pull every few seconds; file events
+add and remove files meanwhile)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,8 @@ class WorkspaceReports:
         self.files: dict[str, FileState] = {}
         self.hot: OrderedDict[str, Analysis] = OrderedDict()
         self._lock = threading.Lock()
+        self._listed: list[str] | None = None
+        self._listed_at = 0.0
 
     def covers(self, path: str) -> bool:
         """True for a ``*.jsonl`` file under one of the roots."""
@@ -66,9 +73,24 @@ class WorkspaceReports:
         return p.suffix.lower() == ".jsonl" and any(p.is_relative_to(r) for r in self.roots)
 
     def listing(self) -> list[tuple[str, Stamp | None]]:
-        """Every session file under the roots (sorted) with its current stamp."""
-        found = expand([r for r in self.roots if r.is_dir()])
-        return [(str(p), stamp(str(p))) for p in found]
+        """Every ``*.jsonl`` file under the roots (sorted) with its current stamp.
+
+        The folders are walked again only after :data:`RELIST_AFTER` seconds; the stamps
+        are taken anew every time.
+        """
+        with self._lock:
+            if self._listed is None or time.monotonic() - self._listed_at > RELIST_AFTER:
+                found = expand([r for r in self.roots if r.is_dir()])
+                self._listed = [str(p) for p in found]
+                self._listed_at = time.monotonic()
+            listed = list(self._listed)
+        return [(path, stamp(path)) for path in listed]
+
+    def created(self, path: str) -> None:
+        """A file appeared (a file event): list it from now on."""
+        with self._lock:
+            if self._listed is not None and path not in self._listed:
+                self._listed = sorted([*self._listed, path])
 
     def known(self, path: str, found: Stamp, generation: int) -> FileState | None:
         """The cached state of ``path`` if it is of this version and generation."""
@@ -135,3 +157,5 @@ class WorkspaceReports:
         with self._lock:
             self.files.pop(path, None)
             self.hot.pop(path, None)
+            if self._listed is not None and path in self._listed:
+                self._listed = [p for p in self._listed if p != path]

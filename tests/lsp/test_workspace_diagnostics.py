@@ -151,6 +151,28 @@ async def test_the_broken_session_of_a_folder_nobody_opened_and_only_it(
     assert [d.code for d in third[uri[CLEAN[1]]].items] == ["PI002"]
     assert _wire(client, third[uri[CLEAN[1]]].items) == _check_json(grown)
 
+    # pi starts a new session, broken, and deletes one: the next pull shows both
+    new = project / "2026-12-01T08-00-00-000Z_new.jsonl"
+    shutil.copy(project / "broken.jsonl", new)
+    (project / "broken.jsonl").unlink()
+    refreshes = client.diagnostic_refresh_count
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=from_fs_path(str(new)) or "", type=types.FileChangeType.Created),
+                types.FileEvent(uri=uri["broken.jsonl"], type=types.FileChangeType.Deleted),
+            ]
+        )
+    )
+    for _ in range(200):
+        if client.diagnostic_refresh_count > refreshes:
+            break
+        await asyncio.sleep(0.05)
+    fourth = await _pull(client, _ids(third))
+    assert uri["broken.jsonl"] not in fourth
+    assert fourth[from_fs_path(str(new))].kind == "full"
+    assert {u for u, r in fourth.items() if r.kind == "full"} == {from_fs_path(str(new))}
+
 
 async def test_an_open_document_is_reported_from_its_live_text(
     client: LanguageClient, folder: Path
