@@ -447,6 +447,18 @@ def _latency(client: LspClient, method: str, params: Any, repeat: int) -> float 
     return best
 
 
+def appended_entry(text: str) -> str:
+    """The line pi would append next: the last entry again, with a new id, child of it."""
+    try:
+        last = orjson.loads(text.rstrip("\n").rsplit("\n", 1)[-1])
+    except orjson.JSONDecodeError:
+        last = {}
+    if not isinstance(last, dict):
+        last = {}
+    entry = {**last, "id": "bench0001", "parentId": last.get("id")}
+    return ("" if text.endswith("\n") else "\n") + orjson.dumps(entry).decode() + "\n"
+
+
 def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
     """didOpen/didChange → publishDiagnostics, requests, and peak RSS of one server.
 
@@ -465,6 +477,16 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
             "method": "textDocument/didOpen",
             "params": {
                 "textDocument": {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}
+            },
+        }
+    )
+    grown = orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": uri, "version": 2},
+                "contentChanges": [{"text": text + appended_entry(text)}],
             },
         }
     )
@@ -502,12 +524,22 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         out["rss_open"] = client.peak_rss()
         out["open_diagnostics"] = len(got.params["diagnostics"])
         out["progress"] = sum(1 for m, _ in client.notes if m == "$/progress")
+        # pi appends an entry; the editor reloads the file and sends its whole text
+        client.wait_idle()
+        t = client.send_raw(grown)
+        del grown
+        out["append"] = (
+            client.wait_note(
+                "textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["version"] == 2
+            ).at
+            - t
+        )
         doc = {"uri": uri}
         asked = {
             "textDocument": doc,
             "position": {"line": where.ask_line, "character": where.ask_col},
         }
-        version = 1
+        version = 2
 
         def change(line: int, start: int, end_line: int, end: int, new: str) -> float:
             nonlocal version
@@ -733,7 +765,7 @@ def table(rows: list[dict[str, Any]], start: dict[str, Any] | None = None) -> st
         "| file | MiB | pi load | orjson floor | analysis | open→diag | edit→diag | "
         "new line→diag | hover | definition | symbols | hover after edit | "
         "line removal→diag | hover during it (same doc) | hover during it (other doc) | "
-        "check proc | node proc |\n|" + "---|" * 17
+        "append→diag | check proc | node proc |\n|" + "---|" * 18
     )
     out = [f"Times in ms (wall clock, best of N; load average {os.getloadavg()[0]:.1f}):"]
     out += ["", head]
@@ -747,12 +779,13 @@ def table(rows: list[dict[str, Any]], start: dict[str, Any] | None = None) -> st
             f"{_ms(lsp.get('edit_dropline'))} | "
             f"{_ms(lsp.get('hover_in_reanalysis'))}{'' if lsp.get('hover_right_entry') else ' (wrong)'} | "
             f"{_ms(lsp.get('hover_other_in_reanalysis'))} (idle {_ms(lsp.get('hover_other_idle'))}) | "
-            f"{_ms(r['check']['time'])} | {_ms(pi['process'])} |"
+            f"{_ms(lsp.get('append'))} | {_ms(r['check']['time'])} | {_ms(pi['process'])} |"
         )
     head = (
         "| file | analysis / pi | open / pi (≤ 1.5) | edit / open (≤ 0.25) | "
-        "new line / open | check / node (≤ 1) | analysis / floor | RSS server MiB (x size, ≤ 4) | "
-        "server growth (x size, ≤ 3) | RSS check MiB (x size) | RSS node MiB |\n|" + "---|" * 11
+        "new line / open | append / open (≤ 0.15) | check / node (≤ 1) | analysis / floor | "
+        "RSS server MiB (x size, ≤ 4) | server growth (x size, ≤ 3) | RSS check MiB (x size) | "
+        "RSS node MiB |\n|" + "---|" * 12
     )
     out += ["", "Ratios (same run) and peak RSS:", "", head]
     for r in rows:
@@ -760,7 +793,7 @@ def table(rows: list[dict[str, Any]], start: dict[str, Any] | None = None) -> st
         out.append(
             f"| {r['file']} | {_ratio(i['analysis'], pi['inproc'])} | "
             f"{_ratio(lsp['open'], pi['inproc'])} | {_ratio(lsp['edit_inline'], lsp['open'])} | "
-            f"{_ratio(lsp['edit_newline'], lsp['open'])} | "
+            f"{_ratio(lsp['edit_newline'], lsp['open'])} | {_ratio(lsp.get('append'), lsp['open'])} | "
             f"{_ratio(r['check']['time'], pi['process'])} | {_ratio(i['analysis'], i['floor'])} | "
             f"{_mb(lsp['rss'])} ({_ratio(lsp['rss'], size)}) | {_growth(lsp, size)} | "
             f"{_mb(r['check']['rss'])} ({_ratio(r['check']['rss'], size)}) | "

@@ -143,16 +143,18 @@ class _Lines:
         return out
 
     def checked(
-        self, ctx: Context, parsed: list[LineInfo] | None
+        self, ctx: Context, parsed: list[LineInfo] | None, start: int = 0
     ) -> tuple[list[LineInfo], dict[str, LineInfo]]:
-        """Every line checked under ``ctx``; ``parsed`` are full parse results of every line."""
+        """Lines from ``start`` on checked under ``ctx``; ``parsed`` are full parse results
+        of every line."""
         same = [d for c, d in self.sources if c == ctx]
         other = [d for c, d in self.sources if c != ctx]
         cache: dict[str, LineInfo] = {}
         infos: list[LineInfo] = []
         total = len(self.lines)
         budget = _TICK
-        for i, text in enumerate(self.lines):
+        for i in range(start, total):
+            text = self.lines[i]
             edge = parsed[i] if parsed and i in (self.first, self.last) else self.edge(i, text)
             if edge is not None:
                 infos.append(self._check(text, ctx, [], edge))
@@ -268,7 +270,14 @@ def _analyze(
     run = _Lines(lines, sources, cancelled, progress)
     fmt, version, header_line, parsed = _context(run, lines)
     ctx = Context(fmt, version, options.large_line)
-    infos, cache = run.checked(ctx, parsed)
+    start = None if parsed is not None else appended(previous, run, ctx, header_line)
+    if start is None:
+        infos, cache = run.checked(ctx, parsed)
+    else:
+        assert previous is not None
+        infos, cache = run.checked(ctx, None, start)
+        infos = previous.infos[:start] + infos
+        cache = {**previous.cache, **cache}
     analysis = Analysis(
         split, infos, fmt, version, header_line, Tree(), [], path, options, cache, ctx
     )
@@ -310,6 +319,35 @@ def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[
             pass
     parsed = run.parse_only()
     return (*_detect(parsed), parsed)
+
+
+def appended(
+    previous: Analysis | None, run: _Lines, ctx: Context, header_line: int | None
+) -> int | None:
+    """The first line to check when the text only grew past ``previous``'s, else None.
+
+    The append path: when ``previous`` was checked under the same context and header,
+    and every line of it before its last non-blank line is unchanged (pi appended lines,
+    or rewrote a torn last line), only the lines from there on are checked; the others
+    keep their results, which are exactly what checking them again would give (a line's
+    results depend on its text, the context and whether it is the file's first or last
+    non-blank line). ``ctx`` and ``header_line`` must come from the header alone (the
+    header is the first non-blank line).
+    """
+    if (
+        previous is None
+        or header_line is None
+        or previous.context != ctx
+        or previous.header_line != header_line
+    ):
+        return None
+    old = previous.lines
+    last = len(old) - 1
+    while last > header_line and is_blank(old[last]):
+        last -= 1
+    if last <= header_line or run.last < last:
+        return None
+    return last if run.lines[:last] == old[:last] else None
 
 
 def link_facts(info: LineInfo) -> tuple[Any, ...]:

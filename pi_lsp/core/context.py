@@ -152,6 +152,8 @@ def _get(value: Any, key: str) -> Any:
 
 def _key(value: Any) -> Any:
     """A dict key with JavaScript ``Map`` semantics (SameValueZero; objects by identity)."""
+    if type(value) is str:  # ids: the common case first
+        return ("s", value)
     if value is UNDEFINED or value is None:
         return ("u",) if value is UNDEFINED else ("null",)
     if isinstance(value, bool):
@@ -165,6 +167,8 @@ def _key(value: Any) -> Any:
 
 def _same(a: Any, b: Any) -> bool:
     """JavaScript ``===`` on parsed JSON values."""
+    if type(a) is str and type(b) is str:  # ids: the common case first
+        return a == b
     if isinstance(a, dict | list) or isinstance(b, dict | list):
         return a is b
     return bool(_key(a) == _key(b))

@@ -116,9 +116,24 @@ class Document:
         return self.text.join()
 
     def replace_all(self, text: str) -> None:
-        """Replace the whole text (full sync); lines equal at both ends count as kept."""
-        new = split_lines(text)
-        self._set_text(new, _line_edit(0, self.text.lines, new.lines))
+        """Replace the whole text (full sync); lines equal at both ends count as kept.
+
+        A text that starts with the current one (pi appended to the file the editor shows)
+        is split only after the current last line, whose line objects are kept: the
+        analysis then takes its append path.
+        """
+        old = self.text
+        keep = _kept_prefix(old, text)
+        if keep is None:
+            new = split_lines(text)
+            self._set_text(new, _line_edit(0, old.lines, new.lines))
+            return
+        lines, pos = keep
+        tail = split_lines(text[pos:])
+        new = SplitText(
+            old.lines[:lines] + tail.lines, old.terminators[:lines] + tail.terminators
+        )
+        self._set_text(new, _line_edit(lines, old.lines[lines:], tail.lines))
 
     def apply_change(
         self, start: Position, end: Position, new_text: str, encoding: Encoding
@@ -290,6 +305,28 @@ class Document:
         if self._job is job:
             self._job = None
         job.done.set()
+
+
+def _kept_prefix(old: SplitText, text: str) -> tuple[int, int] | None:
+    """``(lines, offset)`` when ``text`` starts with every line of ``old`` but the last,
+    with their terminators (``offset`` is where the rest starts), else None.
+
+    Kept lines end before any lone ``\\r``: a ``\\n`` after it would join it.
+    """
+    keep = len(old.lines) - 1
+    while keep > 0 and old.terminators[keep - 1] == "\r":
+        keep -= 1
+    if keep <= 0:
+        return None
+    pos = 0
+    for line, term in zip(old.lines[:keep], old.terminators[:keep], strict=True):
+        if not text.startswith(line, pos):
+            return None
+        pos += len(line)
+        if not text.startswith(term, pos):
+            return None
+        pos += len(term)
+    return keep, pos
 
 
 def _line_edit(first: int, old: list[str], new: list[str]) -> LineChange:

@@ -28,6 +28,7 @@ resumed leaf gets nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,6 +39,7 @@ from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
 
 if TYPE_CHECKING:
     from .model import Analysis
+    from .tree import Tree
 
 EDIT_BUDGET = 200_000
 """Path entries walked for context edits off the resumed path (bounds huge trees)."""
@@ -191,8 +193,27 @@ def kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
     kept = tree.ids.get(kept_id) if isinstance(kept_id, str) else None
     if kept is None or kept == c or not tree.is_ancestor(kept, c):
         return None
-    path = tree.path_to(c)
-    return first_orphan(a, path, path.index(kept)) if kept in path else None
+    # walk up from c to kept only: the kept range is short, the path to the root long
+    span: list[int] = []
+    node: int | None = c
+    while node is not None and node != kept and len(span) <= len(tree.entries):
+        span.append(node)
+        node = tree.parent.get(node)
+    if node != kept:
+        return None
+    span.append(kept)
+    span.reverse()
+    return _orphan_in(a, span, _above(tree, kept))
+
+
+def _above(tree: Tree, line: int) -> Iterator[int]:
+    """The ancestors of ``line``, nearest first (bounded)."""
+    node = tree.parent.get(line)
+    steps = 0
+    while node is not None and steps <= len(tree.entries):
+        yield node
+        node = tree.parent.get(node)
+        steps += 1
 
 
 def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | None] | None:
@@ -200,8 +221,16 @@ def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | N
 
     Returns ``(result line, line of the turn before ``start`` holding the call, or None)``.
     """
+    return _orphan_in(a, path[start:], reversed(path[:start]))
+
+
+def _orphan_in(
+    a: Analysis, span: list[int], above: Iterable[int]
+) -> tuple[int, int | None] | None:
+    """The first tool result in ``span[:-1]`` whose call is not in it, and the first line
+    of ``above`` (the entries before the span, nearest first) holding that call."""
     calls: set[str] = set()
-    for line in path[start:-1]:
+    for line in span[:-1]:
         message = message_of(a.infos[line].obj)
         role = message.get("role")
         ref = message.get("toolCallId")
@@ -214,10 +243,7 @@ def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | N
                 and isinstance(b.get("id"), str)
             )
         elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
-            owner = next(
-                (ln for ln in reversed(path[:start]) if holds_call(a.infos[ln].obj, ref)),
-                None,
-            )
+            owner = next((ln for ln in above if holds_call(a.infos[ln].obj, ref)), None)
             return line, owner
     return None
 

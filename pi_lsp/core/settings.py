@@ -2,7 +2,8 @@
 
 The raw form is the client's JSON (section ``piLsp``): ``severity`` maps a code or a code
 prefix (``PI4`` = every PI4xx code) to a level, ``select`` / ``ignore`` list codes or
-prefixes to report or not, ``largeLineThreshold``, ``outlineCap`` and ``diagnosticMode``.
+prefixes to report or not, ``largeLineThreshold``, ``outlineCap``, ``diagnosticMode`` and
+``sessionsFolder`` (the folder whose sessions workspace diagnostics report).
 The most specific entry wins: ``severity = {PI4: "warning", PI401: "off"}`` turns PI401 off
 and every other PI4xx into a warning; ``select = ["PI4"], ignore = ["PI40"]`` reports PI41x
 and PI42x only. Configuration files (:mod:`pi_lsp.core.config_file`) and command-line
@@ -58,6 +59,7 @@ class Settings:
     large_line: int = MIB
     outline_cap: int = 2000
     diagnostic_mode: str = "auto"
+    sessions_folder: str | None = None
 
     def reports(self, code: str) -> bool:
         """Whether ``code`` is selected and not ignored (the more specific selector wins)."""
@@ -158,7 +160,11 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             f"diagnosticMode: expected one of {', '.join(DIAGNOSTIC_MODES)}, got {mode!r}"
         )
         mode = "auto"
-    return Settings(severity, select, ignore, large, cap, mode), problems
+    folder = raw.get("sessionsFolder")
+    if folder is not None and (not isinstance(folder, str) or not folder.strip()):
+        problems.append(f"sessionsFolder: expected a folder's path, got {folder!r}")
+        folder = None
+    return Settings(severity, select, ignore, large, cap, mode, folder), problems
 
 
 def merge(*layers: dict[str, Any]) -> dict[str, Any]:

@@ -28,12 +28,12 @@ def warm(analysis: Analysis) -> None:
     describe.session_totals(analysis)
 
 
-def _items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
+def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
     findings = ls.settings.apply(snap.analysis.findings)
     return proto.diagnostics(findings, snap.analysis.lines, snap.uri, ls.encoding)
 
 
-def _result_id(ls: PiLanguageServer, snap: Snapshot) -> str:
+def result_id(ls: PiLanguageServer, snap: Snapshot) -> str:
     """Names the diagnostics of one analysis under one set of settings."""
     return f"{snap.version}.{snap.serial}.{ls.settings_generation}"
 
@@ -69,12 +69,12 @@ async def _push(ls: PiLanguageServer, uri: str) -> None:
     snap = ls.snapshot(uri)
     if snap is None or not snap.current:
         return
-    items = await ls.scheduler.compute(lambda: _items(ls, snap))
+    found = await ls.scheduler.compute(lambda: items(ls, snap))
     now = ls.snapshot(uri)
     if now is None or now.text is not snap.text or now.serial != snap.serial:
         return  # changed meanwhile: the next analysis publishes
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, version=snap.version, diagnostics=items)
+        types.PublishDiagnosticsParams(uri=uri, version=snap.version, diagnostics=found)
     )
 
 
@@ -104,12 +104,10 @@ def register(server: PiLanguageServer) -> None:
         ls: PiLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
         def work(snap: Snapshot, frame: proto.Frame) -> types.DocumentDiagnosticReport:
-            result_id = _result_id(ls, snap)
-            if params.previous_result_id == result_id:
-                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-            return types.RelatedFullDocumentDiagnosticReport(
-                items=_items(ls, snap), result_id=result_id
-            )
+            rid = result_id(ls, snap)
+            if params.previous_result_id == rid:
+                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+            return types.RelatedFullDocumentDiagnosticReport(items=items(ls, snap), result_id=rid)
 
         found = await requests.on_current(ls, params.text_document.uri, work)
         return found or types.RelatedFullDocumentDiagnosticReport(items=[])

@@ -35,6 +35,7 @@ from . import (
     sync,
     transport,
     tree_commands,
+    workspace_diagnostics,
     workspace_symbols,
 )
 from .scheduler import Scheduler
@@ -66,6 +67,7 @@ FEATURES: tuple[ModuleType, ...] = (
     edit_commands,
     stats_chart,
     workspace_symbols,
+    workspace_diagnostics,
 )
 
 

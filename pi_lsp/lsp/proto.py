@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -183,7 +184,9 @@ def diagnostics(
     findings: list[Finding], lines: list[str], uri: str, encoding: Encoding
 ) -> list[types.Diagnostic]:
     """Findings as LSP diagnostics (identical to ``pi-lsp check --format json``)."""
-    return [
-        _converter.structure(d, types.Diagnostic)
-        for d in wire.diagnostics(findings, lines, uri, encoding)
-    ]
+    return from_wire(wire.diagnostics(findings, lines, uri, encoding))
+
+
+def from_wire(items: list[dict[str, Any]]) -> list[types.Diagnostic]:
+    """Diagnostics built by :mod:`pi_lsp.lsp.wire` (LSP JSON) as lsprotocol objects."""
+    return [_converter.structure(d, types.Diagnostic) for d in items]

@@ -2,7 +2,8 @@
 
 :class:`PiLanguageServer` owns everything a handler reads: the open documents by URI, the
 settings, the negotiated position encoding, the :class:`~pi_lsp.lsp.scheduler.Scheduler`,
-the index of the workspace's session files (``workspace/symbol``),
+the index of the workspace's session files (``workspace/symbol``), their diagnostics
+(``workspace/diagnostic``),
 and :meth:`PiLanguageServer.source`, the one way every command reads a session (the
 open document, else the file on disk). Nothing here registers a feature or touches
 process-wide state: :func:`pi_lsp.lsp.features.create_server` wires it all.
@@ -21,6 +22,7 @@ answer (InvalidParams, RequestFailed, ContentModified) is not logged at all.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 from collections.abc import Generator
@@ -46,6 +48,7 @@ from pi_lsp.core.text import Encoding, SplitText
 
 from .scheduler import Scheduler
 from .workspace_index import WorkspaceIndex
+from .workspace_reports import WorkspaceReports
 
 log = logging.getLogger("pi_lsp")
 
@@ -179,6 +182,8 @@ class PiLanguageServer(LanguageServer):
         self.initialization_options: Any = None
         self.scheduler = Scheduler(self.documents)
         self.workspace_index: WorkspaceIndex | None = None
+        self.workspace_reports: WorkspaceReports | None = None
+        self.watching: asyncio.Task[None] | None = None  # the request to watch session files
 
     @property
     def encoding(self) -> Encoding:

@@ -7,7 +7,6 @@ holds one (:attr:`PiLanguageServer.workspace_index`), created by the first query
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -36,7 +35,6 @@ class WorkspaceIndex:
         self._lock = threading.Lock()  # one scan or update at a time
         self._scanned = 0.0
         self._others: dict[str, FileIndex] | None = None  # cached files of other folders
-        self.watching: asyncio.Task[None] | None = None  # the request to watch files
 
     def start(self) -> None:
         """Build the index in a background thread."""

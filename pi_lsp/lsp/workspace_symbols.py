@@ -13,17 +13,15 @@ for the first scan.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
-from pi_lsp.core.files import sessions_dir
 from pi_lsp.core.search import Match
 
-from . import proto
+from . import proto, watched_files
 from .server import PiLanguageServer
 from .workspace_index import WorkspaceIndex
 
@@ -41,54 +39,13 @@ _KINDS = {
 }
 
 
-def _roots(ls: PiLanguageServer) -> list[Path]:
-    folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
-    if not folders and ls.workspace.root_uri:
-        folders = [to_fs_path(ls.workspace.root_uri)]
-    roots = [Path(f) for f in folders if f]
-    return roots or [sessions_dir()]
-
-
 def index_of(ls: PiLanguageServer) -> tuple[WorkspaceIndex, bool]:
     """The server's index, and whether this call created (and started) it."""
     if ls.workspace_index is not None:
         return ls.workspace_index, False
-    index = ls.workspace_index = WorkspaceIndex(_roots(ls))
+    index = ls.workspace_index = WorkspaceIndex(watched_files.roots(ls))
     index.start()
     return index, True
-
-
-async def watch(ls: PiLanguageServer, index: WorkspaceIndex) -> None:
-    """Ask the client to report changes of session files under the index's folders."""
-    ws = ls.client_capabilities.workspace
-    watched = ws.did_change_watched_files if ws else None
-    if not (watched and watched.dynamic_registration):
-        return
-    relative = bool(watched.relative_pattern_support)
-    watchers = [
-        types.FileSystemWatcher(
-            glob_pattern=types.RelativePattern(base_uri=from_fs_path(str(root)) or "", pattern="**/*.jsonl")
-            if relative
-            else "**/*.jsonl"
-        )
-        for root in (index.roots if relative else index.roots[:1])
-    ]
-    try:
-        await ls.client_register_capability_async(
-            types.RegistrationParams(
-                registrations=[
-                    types.Registration(
-                        id="pi-lsp-session-files",
-                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=watchers
-                        ),
-                    )
-                ]
-            )
-        )
-    except Exception as exc:
-        log.warning("the client does not watch session files (%s); rescanning instead", exc)
 
 
 def _symbol(m: Match) -> types.SymbolInformation:
@@ -104,30 +61,15 @@ def _symbol(m: Match) -> types.SymbolInformation:
 
 
 def register(server: PiLanguageServer) -> None:
-    """Register workspace/symbol and workspace/didChangeWatchedFiles."""
+    """Register workspace/symbol."""
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(
         ls: PiLanguageServer, params: types.WorkspaceSymbolParams
     ) -> list[types.SymbolInformation]:
-        index, new = index_of(ls)
-        if new:  # in the background: a client that never answers must not hold the query
-            index.watching = asyncio.get_running_loop().create_task(watch(ls, index))
+        index, _ = index_of(ls)
+        watched_files.ensure_watching(ls, index.roots)
         if not index.ready.is_set():
             await ls.scheduler.compute(lambda: index.ready.wait(FIRST_WAIT))
         matches = await ls.scheduler.compute(lambda: index.query(params.query))
         return [_symbol(m) for m in matches]
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def did_change_watched_files(
-        ls: PiLanguageServer, params: types.DidChangeWatchedFilesParams
-    ) -> None:
-        changed: list[str] = []
-        deleted: list[str] = []
-        for event in params.changes:
-            path = to_fs_path(event.uri)
-            if path:
-                (deleted if event.type == types.FileChangeType.Deleted else changed).append(path)
-        index = ls.workspace_index
-        if index is not None:  # no index yet: the first query will scan anyway
-            await ls.scheduler.compute(lambda: index.update(changed, deleted))

@@ -342,3 +342,29 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
     assert "PI400" in text and "PI001" in text and "6b6b6b6b" in text, text
     if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
         shutil.copyfile(png, EDITORS / "neovim" / "screenshot.png")
+
+
+def test_workspace_diagnostics_list_a_session_never_opened(
+    nvim: str, server_cmd: list[str], tmp_path: Path
+) -> None:
+    """Neovim 0.12: vim.lsp.buf.workspace_diagnostics() and the quickfix list (README)."""
+    if nvim_version(nvim) < (0, 12):
+        pytest.skip("vim.lsp.buf.workspace_diagnostics() needs Neovim 0.12")
+    session = make_session(tmp_path)  # the broken one, never opened
+    clean = session.path.with_name("clean.jsonl")  # a header only, at version 3
+    clean.write_text(json.dumps({**json.loads(BROKEN_LINES[0]), "version": 3}) + "\n", encoding="utf-8")
+    spec = {
+        "open": str(clean),
+        "broken": str(session.path),
+        "server_cmd": server_cmd,
+        "home": str(session.home),
+        "timeout_ms": 30000,
+    }
+    result = run_nvim(nvim, tmp_path, spec, HERE / "nvim_workspace.lua")
+    assert result["errors"] == [], result
+    assert result["workspace_capability"] is True
+    assert result["loaded_before"] is False and result["windows_on_broken"] == 0
+    assert result["codes"] == sorted(code for _, code in EXPECTED), result
+    assert sorted(result["quickfix"]) == sorted(
+        f"{session.path.name}:{line + 1}" for line, _ in EXPECTED
+    ), result

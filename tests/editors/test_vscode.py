@@ -207,6 +207,7 @@ def vscode_run(
             "url": f"http://127.0.0.1:{port}/?folder={session.home}",
             "fileName": SESSION_NAME,
             "expectCodes": sorted({code for _, code in EXPECTED}),
+            "unopened": True,
             "hoverLine": HOVER_LINE,
             "hoverCol": 0,
             "hoverNeedle": "47e18d94",
@@ -302,6 +303,19 @@ def test_problems_panel_lists_pi_codes(vscode_run: dict[str, Any]) -> None:
     # session has exactly two errors (PI001, PI400) and one warning (PI103).
     status = vscode_run.get("statusProblems", "")
     assert problem_counts(status) == (2, 1), status
+
+
+def test_problems_of_a_session_nobody_opened(vscode_run: dict[str, Any]) -> None:
+    """Workspace diagnostics: the folder's broken session is listed before it is opened."""
+    assert vscode_run.get("unopenedTabs") == 0
+    text = vscode_run.get("unopenedProblems", "")
+    assert SESSION_NAME in text, text
+    for _, code in EXPECTED:
+        assert code in text, f"{code} not in the Problems panel before opening:\n{text}"
+    # the status-bar count: the broken session's two errors and one warning, in one session
+    assert vscode_run.get("piStatus") == ["pi-lsp: 2 errors, 1 warnings in 1 sessions"], vscode_run.get(
+        "piStatus"
+    )
 
 
 def test_hover_shows_entry_summary(vscode_run: dict[str, Any]) -> None:

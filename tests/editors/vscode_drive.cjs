@@ -115,6 +115,44 @@ async function main() {
         await sleep(1500);
         step('workbench');
 
+        // Before any file is opened: the Problems panel lists the broken session of the
+        // opened folder (workspace diagnostics), and the status bar counts pi-lsp's problems.
+        if (spec.unopened) {
+            await pressChord(page, 'Control+Shift+m');
+            const panel = page.locator('.markers-panel');
+            await panel.waitFor({ state: 'visible' });
+            const until = Date.now() + T;
+            let text = '';
+            while (Date.now() < until) {
+                text = await panel.innerText().catch(() => '');
+                if (text.includes(spec.fileName) && (spec.expectCodes || []).every((c) => text.includes(c))) {
+                    break;
+                }
+                await sleep(500);
+            }
+            R.unopenedProblems = text;
+            R.unopenedTabs = await page.locator('.tabs-container .tab').count().catch(() => -1);
+            // the count follows the diagnostics after a short debounce
+            const counted = Date.now() + 10000;
+            do {
+                R.piStatus = await page
+                    .locator('.statusbar-item')
+                    .evaluateAll((items) =>
+                        items
+                            .map((i) => i.getAttribute('aria-label') || i.textContent || '')
+                            .filter((t) => t.startsWith('pi-lsp:')),
+                    )
+                    .catch(() => []);
+                if (R.piStatus.length && !R.piStatus[0].startsWith('pi-lsp: 0 errors')) {
+                    break;
+                }
+                await sleep(300);
+            } while (Date.now() < counted);
+            await shot(page, 'vscode-problems-unopened.png');
+            step('problems of unopened sessions');
+            await pressChord(page, 'Control+j'); // hide the panel again
+        }
+
         // Open the session with Quick Open, as a person would.
         await pressChord(page, 'Control+p');
         const qi = page.locator('.quick-input-widget input');

@@ -12,6 +12,7 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { registerChart } from './chart';
+import { registerProblemCount } from './problems';
 import { COMMANDS, type ContextResult, type ForkResult, type TreeResult } from './protocol';
 import {
     describe,
@@ -24,7 +25,7 @@ import { ContextProvider, registerReveal, type SessionItem, SessionTreeProvider 
 
 export const DEFAULT_SESSION_GLOB = '**/.pi/agent/sessions/**/*.jsonl';
 const RESTART_KEYS = ['piLsp.server', 'piLsp.sessionGlobs'];
-const SERVER_SETTING_KEYS = ['piLsp.severity', 'piLsp.largeLineThreshold', 'piLsp.outlineCap'];
+const SERVER_SETTING_KEYS = ['piLsp.severity', 'piLsp.largeLineThreshold', 'piLsp.outlineCap', 'piLsp.sessionsFolder'];
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
@@ -47,6 +48,10 @@ export function serverSettings(): Record<string, unknown> {
     const cap = cfg.get<number | null>('outlineCap');
     if (typeof cap === 'number') {
         out.outlineCap = cap;
+    }
+    const folder = cfg.get<string | null>('sessionsFolder');
+    if (typeof folder === 'string' && folder.trim()) {
+        out.sessionsFolder = folder;
     }
     return out;
 }
@@ -278,6 +283,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         treeView,
         contextView,
         registerReveal(),
+        registerProblemCount(),
         registerChart({ activeSession: activeSessionDoc, uriString, executeServerCommand }),
         treeView.onDidChangeSelection((e) => {
             const item = e.selection[0];

@@ -1,0 +1,97 @@
+"""The diagnostics of one session file on disk, as ``pi-lsp check --format json`` gives them.
+
+The work of workspace diagnostics for a file that is not open: read it line by line,
+analyse it, apply the settings and build the LSP JSON with :mod:`pi_lsp.lsp.wire` (what
+``check`` prints). A ``*.jsonl`` file that is no session (:func:`is_session`: not named as
+pi names sessions, and its first line is no session header) gets an empty report, so a
+project's data files are not listed as broken sessions. No lsprotocol here: :func:`report` runs in the workers of a process
+pool, which import this module and the core only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.files import read_lines, session_id_in_name
+from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.settings import Settings
+from pi_lsp.core.text import Encoding
+
+from .wire import diagnostics, path_uri
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What tells one version of a file from the next: its size and modification time."""
+
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One file's diagnostics (LSP JSON) for the version ``stamp`` names, or why none."""
+
+    path: str
+    stamp: Stamp | None
+    items: list[dict[str, Any]]
+    error: str | None = None
+
+
+def stamp(path: str) -> Stamp | None:
+    """The file's stamp; None when it is gone or no regular file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return Stamp(st.st_size, st.st_mtime_ns)
+
+
+HEAD = 64 * 1024
+"""Bytes read from the start of a file to find its first line."""
+
+_HEADER = re.compile(rb'"type"\s*:\s*"session(_header)?"')
+"""A session header's type (pi's ``session``, or the book format's ``session_header``)."""
+
+
+def is_session(path: str) -> bool:
+    """Whether ``path`` is a session: named as pi names them, or headed by a session header."""
+    if session_id_in_name(path) is not None:
+        return True
+    with open(path, "rb") as f:
+        head = f.read(HEAD)
+    first = next((line for line in head.split(b"\n") if line.strip()), b"")
+    return _HEADER.search(first) is not None
+
+
+def analyse(path: str, options: Options, previous: Analysis | None = None) -> Analysis:
+    """Read and analyse ``path`` (from ``previous``'s end when the file only grew)."""
+    return analyze(read_lines(Path(path)), path, options, previous)
+
+
+def items(analysis: Analysis, settings: Settings, encoding: Encoding) -> list[dict[str, Any]]:
+    """The analysis's diagnostics under ``settings``, exactly as ``check`` prints them."""
+    path = analysis.path or ""
+    return diagnostics(settings.apply(analysis.findings), analysis.lines, path_uri(path), encoding)
+
+
+def report(path: str, settings: Settings, encoding: Encoding) -> Report:
+    """Analyse one file from disk; never raises for a file that cannot be read."""
+    before = stamp(path)
+    if before is None:
+        return Report(path, None, [], f"{path}: not a readable file")
+    try:
+        if not is_session(path):
+            return Report(path, before, [])
+        analysis = analyse(path, Options(large_line=settings.large_line))
+    except OSError as exc:
+        return Report(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")
+    return Report(path, before, items(analysis, settings, encoding))
