@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.config_file import ConfigError, layered_settings
-from pi_lsp.core.files import decode, read_lines
+from pi_lsp.core.files import cannot_read, decode
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.jsontext import dumps
-from pi_lsp.core.model import Options
+from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text import split_lines
-from pi_lsp.lsp.wire import diagnostics, path_uri
+from pi_lsp.lsp import wire
 
 from . import fix, sarif
 from .batch import add_file_arguments, named_or_default, run_all
@@ -120,24 +120,22 @@ class FileReport:
 def check_file(path: str, settings: Settings) -> FileReport:
     """Analyse one file from disk; never raises for a bad file."""
     try:
-        # line by line: never the whole text as one str (up to 4 bytes per character)
-        lines = read_lines(Path(path))
+        analysis = analyze_file(path, Options(large_line=settings.large_line))
     except OSError as exc:
-        return FileReport(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")
-    return _report(path, lines, path, settings)
+        return FileReport(path, None, [], cannot_read(path, exc))
+    return _report(path, analysis, settings)
 
 
-def _report(shown: str, lines: Any, name: str | None, settings: Settings) -> FileReport:
-    analysis = analyze(lines, path=name, options=Options(large_line=settings.large_line))
-    findings = settings.apply(analysis.findings)
+def _report(shown: str, analysis: Analysis, settings: Settings) -> FileReport:
     version = analysis.version if analysis.header_line is not None else None
-    uri = path_uri(name) if name is not None else "-"
-    return FileReport(shown, version, diagnostics(findings, analysis.lines, uri), uri=uri)
+    uri = wire.path_uri(analysis.path) if analysis.path is not None else "-"
+    return FileReport(shown, version, wire.report(analysis, settings, uri), uri=uri)
 
 
 def _check_stdin(name: str | None, settings: Settings) -> FileReport:
-    data = sys.stdin.buffer.read()
-    return _report(name or STDIN, split_lines(decode(data)), name, settings)
+    text = split_lines(decode(sys.stdin.buffer.read()))
+    analysis = analyze(text, path=name, options=Options(large_line=settings.large_line))
+    return _report(name or STDIN, analysis, settings)
 
 
 def _option_raw(args: argparse.Namespace) -> dict[str, Any] | str:

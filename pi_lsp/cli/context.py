@@ -23,6 +23,7 @@ from typing import Any
 from pi_lsp.core import context, migrate, sent
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
+from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis
 
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text, _ = read_snapshot(path)
     except OSError as exc:
-        print(f"pi-lsp context: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp context: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(text, path=str(path))
     if not migrate.pi_accepts(a):

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_lsp.core.files import cannot_read
 from pi_lsp.core.text import split_lines
 
 from .terminal import quiet_broken_pipe
@@ -84,7 +85,7 @@ def _fix_file(path: Path, args: argparse.Namespace) -> bool:
         text, snapshot = read_snapshot(path)
         result = repair(text, str(path), migrate=args.migrate)
     except OSError as exc:
-        raise _Failed(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise _Failed(f"{cannot_read(path, exc)}") from exc
     except RepairError as exc:
         raise _Failed(f"{path}: {exc}") from exc
     _report(path, result, "would fix" if args.diff else "fixed")

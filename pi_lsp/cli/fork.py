@@ -16,6 +16,7 @@ from typing import Any
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import encode, read_snapshot, write_new
+from pi_lsp.core.files import cannot_read
 
 
 def add_parser(sub: Any) -> None:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text, _ = read_snapshot(path)
     except OSError as exc:
-        print(f"pi-lsp fork: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp fork: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(text, path=str(path))
     at: str | int = args.at if args.at is not None else args.at_line - 1

@@ -20,6 +20,7 @@ from typing import Any
 from pi_lsp.core import book_convert, migrate
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
+from pi_lsp.core.files import cannot_read
 
 
 def add_parser(sub: Any) -> None:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text, snapshot = read_snapshot(path)
     except OSError as exc:
-        print(f"pi-lsp migrate: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp migrate: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(text, path=str(path))
     plan = migrate.plan(a)

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.describe import entry_title, object_title
-from pi_lsp.core.files import read_lines
+from pi_lsp.core.files import cannot_read, read_lines
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.treedata import visible_tree
 
@@ -222,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         lines = read_lines(path)
     except OSError as exc:
-        print(f"pi-lsp tree: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp tree: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(lines, path=str(path))
     gc.freeze()  # the analysis lives to the end: rendering need not scan it for cycles

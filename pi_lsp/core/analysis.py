@@ -31,10 +31,12 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from . import limits, links
 from .file_findings import header_findings, line_findings
+from .files import read_lines
 from .findings import sort_key
 from .header import read_header
 from .limits import MIB
@@ -248,6 +250,17 @@ def analyze(
     """
     with gc_paused():
         return _analyze(source, path, options, previous, progress, cancelled, partial)
+
+
+def analyze_file(
+    path: str, options: Options | None = None, previous: Analysis | None = None
+) -> Analysis:
+    """Read ``path`` line by line and analyse it (from ``previous``'s end when it only grew).
+
+    The text is never held as one ``str`` (up to 4 bytes a character). Raises OSError when
+    the file cannot be read.
+    """
+    return analyze(read_lines(Path(path)), path, options, previous)
 
 
 def _analyze(

@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .files import cannot_read
 from .settings import Settings, merge, parse_settings
 
 FILE_NAME = "pi-lsp.toml"
@@ -72,7 +73,7 @@ def _read_cached(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(f"{cannot_read(path, exc)}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
     raw: dict[str, Any] = {}
@@ -97,7 +98,7 @@ def read_config(path: Path) -> dict[str, Any]:
     try:
         st = path.stat()
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(f"{cannot_read(path, exc)}") from exc
     return dict(_read_cached(path, st.st_mtime_ns, st.st_size))
 
 

@@ -32,6 +32,11 @@ def read_text(path: Path) -> str:
     return decode(read_bytes(path))
 
 
+def cannot_read(path: str | PurePath, exc: OSError) -> str:
+    """The one wording of a file that could not be read: ``PATH: cannot read: REASON``."""
+    return f"{path}: cannot read: {exc.strerror or exc}"
+
+
 def read_lines(path: Path) -> SplitText:
     """A file's lines, decoded one by one (never the whole text as one ``str``).
 

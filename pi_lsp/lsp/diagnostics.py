@@ -18,7 +18,7 @@ from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.model import Analysis
 
-from . import proto, requests
+from . import proto, requests, wire
 from .server import PiLanguageServer
 
 
@@ -29,8 +29,7 @@ def warm(analysis: Analysis) -> None:
 
 
 def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
-    findings = ls.settings.apply(snap.analysis.findings)
-    return proto.diagnostics(findings, snap.analysis.lines, snap.uri, ls.encoding)
+    return proto.from_wire(wire.report(snap.analysis, ls.settings, snap.uri, ls.encoding))
 
 
 def result_id(ls: PiLanguageServer, snap: Snapshot) -> str:

@@ -14,16 +14,15 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_lines, session_id_in_name
+from pi_lsp.core.analysis import analyze_file
+from pi_lsp.core.files import cannot_read, session_id_in_name
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding
 
-from .wire import diagnostics, path_uri
+from . import wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +71,9 @@ def is_session(path: str) -> bool:
     return _HEADER.search(first) is not None
 
 
-def analyse(path: str, options: Options, previous: Analysis | None = None) -> Analysis:
-    """Read and analyse ``path`` (from ``previous``'s end when the file only grew)."""
-    return analyze(read_lines(Path(path)), path, options, previous)
-
-
 def items(analysis: Analysis, settings: Settings, encoding: Encoding) -> list[dict[str, Any]]:
-    """The analysis's diagnostics under ``settings``, exactly as ``check`` prints them."""
-    path = analysis.path or ""
-    return diagnostics(settings.apply(analysis.findings), analysis.lines, path_uri(path), encoding)
+    """The diagnostics of an analysis of a file on disk, exactly as ``check`` prints them."""
+    return wire.report(analysis, settings, wire.path_uri(analysis.path or ""), encoding)
 
 
 def report(path: str, settings: Settings, encoding: Encoding) -> Report:
@@ -91,7 +84,7 @@ def report(path: str, settings: Settings, encoding: Encoding) -> Report:
     try:
         if not is_session(path):
             return Report(path, before, [])
-        analysis = analyse(path, Options(large_line=settings.large_line))
+        analysis = analyze_file(path, Options(large_line=settings.large_line))
     except OSError as exc:
-        return Report(path, None, [], f"{path}: cannot read: {exc.strerror or exc}")
+        return Report(path, None, [], cannot_read(path, exc))
     return Report(path, before, items(analysis, settings, encoding))

@@ -23,10 +23,8 @@ from lsprotocol.converters import get_converter
 
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.edits import TextEdit
-from pi_lsp.core.findings import Finding, Span
+from pi_lsp.core.findings import Span
 from pi_lsp.core.text import Encoding, clamp, to_units
-
-from . import wire
 
 _converter = get_converter()
 
@@ -178,13 +176,6 @@ def workspace_edit(
             document_changes=[types.TextDocumentEdit(text_document=identifier, edits=list(edits))]
         )
     return types.WorkspaceEdit(changes={uri: list(edits)})
-
-
-def diagnostics(
-    findings: list[Finding], lines: list[str], uri: str, encoding: Encoding
-) -> list[types.Diagnostic]:
-    """Findings as LSP diagnostics (identical to ``pi-lsp check --format json``)."""
-    return from_wire(wire.diagnostics(findings, lines, uri, encoding))
 
 
 def from_wire(items: list[dict[str, Any]]) -> list[types.Diagnostic]:

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.findings import Finding, Span
+from pi_lsp.core.model import Analysis
+from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, to_units
 
 from .commands import FOR_CODE
@@ -78,3 +80,12 @@ def diagnostics(
 ) -> list[dict[str, Any]]:
     """All findings as LSP ``Diagnostic`` dicts."""
     return [diagnostic(f, lines, uri, encoding) for f in findings]
+
+
+def report(
+    analysis: Analysis, settings: Settings, uri: str, encoding: Encoding = "utf-16"
+) -> list[dict[str, Any]]:
+    """An analysis's findings under ``settings`` as LSP diagnostics: what the server
+    publishes for a document, what workspace diagnostics report for a file on disk and
+    what ``pi-lsp check --format json`` prints, all three built here."""
+    return diagnostics(settings.apply(analysis.findings), analysis.lines, uri, encoding)

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_lsp.core.analysis import analyze_file
 from pi_lsp.core.files import expand
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding
 
-from .disk_reports import Report, Stamp, analyse, is_session, items, report, stamp
+from .disk_reports import Report, Stamp, is_session, items, report, stamp
 
 HOT = 4
 """Analyses kept for the files that changed on disk most recently (their next append is cheap)."""
@@ -142,7 +143,7 @@ class WorkspaceReports:
         try:
             if not is_session(path):
                 return self.store(Report(path, before, []), generation)
-            analysis = analyse(path, options, previous)
+            analysis = analyze_file(path, options, previous)
         except OSError:
             self.forget(path)
             return None
