@@ -186,7 +186,7 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     _check_size(text, ctx, issues)
     _check_encoding(text, info, issues)
     if info.kind is Kind.OTHER:
-        issues.append(_not_an_entry(text, info))
+        issues.append(_not_an_entry(text, info, ctx))
     elif info.kind is Kind.ENTRY:
         _check_entry(text, info, ctx, issues)
     elif info.kind is Kind.HEADER:
@@ -277,21 +277,40 @@ _UNUSABLE = (
 )
 
 
-def _not_an_entry(text: str, info: LineInfo) -> Issue:
+def _not_an_entry(text: str, info: LineInfo, ctx: Context) -> Issue:
     start, end = _span(text, ())
-    if info.value is None:
-        message = (
-            "line is JSON null, not an entry; pi crashes reading it (\"Cannot read properties "
-            "of null\") and the session does not open"
-        )
-    elif isinstance(info.value, dict) and "type" in info.value:
+    value = info.value
+    if isinstance(value, dict) and "type" in value:
         start, end = _span(text, ("type",))
         message = f"entry 'type' is not a string; {_UNUSABLE}"
-    elif isinstance(info.value, dict):
+    elif isinstance(value, dict):
         message = f"line is an object without a 'type'; {_UNUSABLE}"
     else:
-        message = f"line is a JSON {_json_kind(info.value)}, not an object; {_UNUSABLE}"
+        what = "JSON null, not an entry" if value is None else f"a JSON {_json_kind(value)}"
+        message = f"line is {what}, not an object; {_fate(value, ctx)}"
     return Issue("PI003", Severity.ERROR, start, end, message)
+
+
+def _fate(value: Any, ctx: Context) -> str:
+    """What pi does with a line that holds a JSON value other than an object."""
+    unmigrated = ctx.fmt == "pi" and ctx.version < 2
+    if not isinstance(value, list) and not value:  # falsy in JavaScript: null, false, 0, ""
+        crashed = value is None or unmigrated
+        return "pi skips it like a line it cannot parse" + (
+            " (pi 0.73.1 and older crashed on it, and the session did not open)" if crashed else ""
+        )
+    if unmigrated and isinstance(value, list):
+        return (
+            "pi's migration of this v1 session links the next entry to it, then rewrites the "
+            "file without the id it gave it: from the next load on, every entry before it "
+            "drops out of the resumed context (pi-lsp's migration skips it)"
+        )
+    if unmigrated:
+        return (
+            "pi's migration of this v1 session fails on it (\"Cannot create property 'id' on "
+            f"{_json_kind(value)}\") and the session does not open (pi-lsp's migration skips it)"
+        )
+    return _UNUSABLE
 
 
 def _json_kind(value: Any) -> str:
