@@ -47,6 +47,7 @@ from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText
 
 from .scheduler import Scheduler
+from .transport import FullTexts
 from .workspace_index import WorkspaceIndex
 from .workspace_reports import WorkspaceReports
 
@@ -72,7 +73,15 @@ class _Malformed:
 
 
 class PiProtocol(LanguageServerProtocol):
-    """Language server protocol that leaves document text to the core."""
+    """Language server protocol that leaves document text to the core.
+
+    ``full_texts`` is what the message decoder (:mod:`pi_lsp.lsp.transport`) keeps to
+    decode a full-text append from its end.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.full_texts = FullTexts()
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Structure a message; a request or notification that fails becomes :class:`_Malformed`."""
