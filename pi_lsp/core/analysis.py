@@ -281,14 +281,24 @@ def _analyze(
     analysis = Analysis(
         split, infos, fmt, version, header_line, Tree(), [], path, options, cache, ctx
     )
-    if _links_reusable(analysis, previous):
+    changed = _links_changed(analysis, previous)
+    grown = None
+    if changed is None and start is not None and previous is not None:
+        grown = links.grow(analysis, previous, start)
+    if changed is not None:
         assert previous is not None
         analysis.tree = previous.tree
         analysis.link_findings = previous.link_findings
         analysis.link_views = previous.link_views
+        # what an append extends holds values and spans of the lines: only if none changed
+        analysis.link_state = None if changed else previous.link_state
+    elif grown is not None:
+        assert previous is not None
+        analysis.tree = grown[0]
+        analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
         analysis.tree = build_tree(infos, fmt, version, header_line)
-        analysis.link_findings = links.check(analysis)
+        analysis.link_findings, analysis.link_state = links.check(analysis)
     tree = analysis.tree
     leaf = tree.leaf
     lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
@@ -423,8 +433,9 @@ def _tagged(value: Any) -> tuple[type, Any]:
     return (value.__class__, value)
 
 
-def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
-    """True when ``previous``'s tree and link findings are exactly what ``a`` would compute."""
+def _links_changed(a: Analysis, previous: Analysis | None) -> list[int] | None:
+    """The lines whose results changed when ``previous``'s tree and link findings are
+    exactly what ``a`` would compute, else None."""
     if (
         previous is None
         or a.fmt != "pi"
@@ -432,20 +443,22 @@ def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
         or previous.header_line != a.header_line
         or len(previous.infos) != len(a.infos)
     ):
-        return False
+        return None
     changed = []
     for i, (new, old) in enumerate(zip(a.infos, previous.infos, strict=True)):
         if new is not old:
             changed.append(i)
             if len(changed) > _REUSE_LIMIT:
-                return False
+                return None
     if not changed:
-        return True
+        return changed
     touched: set[int] = set()
     for finding in previous.link_findings:
         touched.add(finding.span.line)
         touched.update(rel.span.line for rel in finding.related if rel.path is None)
-    return all(
+    if all(
         i not in touched and link_facts(a.infos[i]) == link_facts(previous.infos[i])
         for i in changed
-    )
+    ):
+        return changed
+    return None

@@ -359,8 +359,13 @@ def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
     """pi's ``byId`` over ``entries``: id → position (the last entry with an id wins)."""
     by_id: dict[Any, int] = {}
     for n, (_, value) in enumerate(entries):
-        by_id[_key(_get(value, "id"))] = n
+        by_id[entry_key(value)] = n
     return by_id
+
+
+def entry_key(entry: Any) -> Any:
+    """The key of ``entry``'s id in :func:`entry_index`."""
+    return _key(_get(entry, "id"))
 
 
 def _walk(
