@@ -140,7 +140,9 @@ def _number(tree: Tree) -> None:
                     stack.append((child, False))
 
 
-def extend(old: Tree, infos: list[LineInfo], lines: list[int], reserved: Container[str]) -> Tree | None:
+def extend(
+    old: Tree, infos: list[LineInfo], lines: list[int], reserved: Container[str]
+) -> Tree | None:
     """``old`` with the entries on ``lines`` (after every entry of ``old``) added, as a v2+
     :func:`build_tree` of all of them would give; None when that needs more than adding.
 
