@@ -299,16 +299,32 @@ def _analyze(
     else:
         analysis.tree = build_tree(infos, fmt, version, header_line)
         analysis.link_findings, analysis.link_state = links.check(analysis)
-    tree = analysis.tree
-    leaf = tree.leaf
-    lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
-    findings = line_findings(split, infos, header_line, version, lone_leaf)
+    lone_leaf = _lone_leaf(analysis.tree, version)
+    if start is None:
+        analysis.line_findings = line_findings(split, infos, header_line, version, lone_leaf)
+    else:
+        # lines before ``start`` keep their findings, but the old and new lone leaf's PI004
+        assert previous is not None
+        redo = {_lone_leaf(previous.tree, version), lone_leaf} - {None}
+        again = sorted(line for line in redo if line is not None and line < start)
+        analysis.line_findings = [
+            f for f in previous.line_findings if f.span.line < start and f.span.line not in redo
+        ] + line_findings(
+            split, infos, header_line, version, lone_leaf, [*again, *range(start, len(infos))]
+        )
+    findings = list(analysis.line_findings)
     findings += header_findings(analysis)
     findings += limits.check(analysis)
     findings += analysis.link_findings
     findings.sort(key=sort_key)
     analysis.findings = findings
     return analysis
+
+
+def _lone_leaf(tree: Tree, version: int) -> int | None:
+    """The leaf, when it is a root of a v2+ session (its PI004 says so)."""
+    leaf = tree.leaf
+    return leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
 
 
 def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[LineInfo] | None]:

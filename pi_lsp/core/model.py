@@ -55,7 +55,9 @@ class Analysis:
     ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
     context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them;
-    ``link_state`` is what an append extends them from (:func:`pi_lsp.core.links.extend`).
+    ``link_state`` is what an append extends them from (:func:`pi_lsp.core.links.extend`),
+    ``line_findings`` the findings of single lines (those of the lines an append keeps are
+    kept).
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
     analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
     (views of the links kept there stay valid).
@@ -74,6 +76,7 @@ class Analysis:
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
     link_state: LinkState | None = field(default=None, repr=False, compare=False)
+    line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)
     views: Views = field(default_factory=Views, repr=False, compare=False)
     link_views: Views = field(default_factory=Views, repr=False, compare=False)
 

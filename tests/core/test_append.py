@@ -84,7 +84,8 @@ def session_line(draw: st.DrawFn, known: list[str], tame: bool) -> str:
             summary=summary,
         )
     elif kind == 9:
-        line = entry("custom_message", ident, parent, customType="x", content="note", display=True)
+        etype = draw(st.sampled_from(["custom_message", "mystery"]))  # pi knows no "mystery"
+        line = entry(etype, ident, parent, customType="x", content="note", display=True)
     elif kind == 10:
         # an entry without id or without parentId (as v1 writes them)
         missing = draw(st.sampled_from(["id", "parentId", "both"]))
