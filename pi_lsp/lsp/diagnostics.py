@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis
 
 from . import proto, requests
@@ -29,8 +30,29 @@ def warm(analysis: Analysis) -> None:
 
 
 def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
+    """The diagnostics of a snapshot's analysis under the current settings.
+
+    A finding an analysis kept from the previous one (the same object: its lines did not
+    change) keeps the diagnostic it was converted to, under the same encoding and settings;
+    only the others are converted.
+    """
     findings = ls.settings.apply(snap.analysis.findings)
-    return proto.diagnostics(findings, snap.analysis.lines, snap.uri, ls.encoding)
+    key = (ls.encoding, ls.settings_generation)
+    old_key, known = ls.converted.get(snap.uri, (None, {}))
+    if old_key != key:
+        known = {}
+    fresh = [f for f in findings if known.get(id(f), (None,))[0] is not f]
+    made = iter(proto.diagnostics(fresh, snap.analysis.lines, snap.uri, ls.encoding))
+    out: list[types.Diagnostic] = []
+    kept: dict[int, tuple[Finding, types.Diagnostic]] = {}
+    for f in findings:
+        found = known.get(id(f))
+        diagnostic = found[1] if found is not None and found[0] is f else next(made)
+        kept[id(f)] = (f, diagnostic)
+        out.append(diagnostic)
+    if snap.uri in ls.documents:
+        ls.converted[snap.uri] = (key, kept)
+    return out
 
 
 def result_id(ls: PiLanguageServer, snap: Snapshot) -> str:
@@ -86,6 +108,7 @@ def publish_all(ls: PiLanguageServer) -> None:
 
 def clear(ls: PiLanguageServer, uri: str) -> None:
     """Remove the diagnostics of a closed document."""
+    ls.converted.pop(uri, None)
     if not pushes(ls):
         return
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

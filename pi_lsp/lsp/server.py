@@ -42,6 +42,7 @@ from pi_lsp import __version__
 from pi_lsp.core import edits
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Snapshot
+from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText
@@ -193,6 +194,9 @@ class PiLanguageServer(LanguageServer):
         self.workspace_index: WorkspaceIndex | None = None
         self.workspace_reports: WorkspaceReports | None = None
         self.watching: asyncio.Task[None] | None = None  # the request to watch session files
+        # per open document: the diagnostic of each finding last converted, under a key
+        # naming the encoding and settings (diagnostics.items reuses them)
+        self.converted: dict[str, tuple[Any, dict[int, tuple[Finding, types.Diagnostic]]]] = {}
 
     @property
     def encoding(self) -> Encoding:
