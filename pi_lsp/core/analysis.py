@@ -12,8 +12,11 @@ hundreds of MB and for re-analysis after small edits:
   lines are checked, so each line is visited once.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
-  finding points into a changed line; otherwise they are recomputed (dictionary work
-  over ids, linear in the number of entries).
+  finding points into a changed line. When the text only grew (:func:`appended`) they
+  are extended from the previous analysis where the new entries change no earlier one
+  (:func:`pi_lsp.core.links.grow`), and the lines kept keep their line findings;
+  otherwise they are recomputed (dictionary work over ids, linear in the number of
+  entries).
 - Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
 - Lines of :data:`HUGE_LINE` characters or more (embedded images) keep a *slim* parsed
   value: strings longer than :data:`SLIM_KEEP` characters are cut to their first
