@@ -283,7 +283,8 @@ class State:
     them), the ``context_edit`` lines, the findings the tree alone decides (``candidates``:
     PI424 on compactions, PI423 on dropped turns and PI425 on interlopers, in the order
     they are reported, each with the lines that keep it out) and, per context edit off the
-    resumed path that was judged, the length of its path and what its request reports.
+    resumed path that was judged, the length of its path and what its request reports;
+    ``resumed``: the context of the resumed leaf, once built.
     """
 
     entries: list[tuple[int, Any]]
@@ -292,6 +293,7 @@ class State:
     edits: list[int]
     candidates: list[Candidate]
     judged: dict[int, tuple[int, list[Finding]]]
+    resumed: context.SessionContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +353,9 @@ def extend(
         [*old.candidates, *_candidates(a, lines)],
         dict(old.judged),
     )
+    if old.resumed is not None:
+        start = len(old.entries)
+        state.resumed = context.extend_context(old.resumed, state.entries, by_id, start)
     return _select(a, reported, state), state
 
 
@@ -362,7 +367,11 @@ def _select(a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, s
     def faults(leaf_id: Any, resumed: bool) -> tuple[int, list[Finding]]:
         """What breaks the request for ``leaf_id``, and the path length walked."""
         found: dict[tuple[int, str], Finding] = {}
-        ctx = context.build_context(state.entries, leaf_id, state.by_id)
+        ctx = state.resumed if resumed else None
+        if ctx is None:
+            ctx = context.build_context(state.entries, leaf_id, state.by_id)
+        if resumed:
+            state.resumed = ctx
         if ctx.cycle:
             return len(ctx.path), []
         req = request(ctx)
