@@ -45,6 +45,28 @@ def _stop_on_interrupt() -> None:
     signal.signal(signal.SIGINT, stop)
 
 
+PIPE_SIZE = 1 << 20
+"""Bytes a pipe on stdin is asked to hold (Linux's default is 64 KiB)."""
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let a pipe on ``fd`` hold :data:`PIPE_SIZE` bytes, where the system allows it.
+
+    A client sends a 40 MB session in one message (didOpen, or the whole text after pi
+    appended to it): through a 64 KiB pipe that is some 700 wake-ups of each side, which a
+    busy machine schedules late. Anything but a pipe on Linux is left as it is.
+    """
+    try:
+        import fcntl
+        import stat
+
+        setsize = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+        if setsize is not None and stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fcntl.fcntl(fd, setsize, PIPE_SIZE)
+    except (ImportError, OSError):
+        pass
+
+
 def serve_stdio() -> int:
     """Serve LSP over stdin/stdout until the client exits."""
     from pi_lsp.lsp.features import create_server
@@ -52,6 +74,7 @@ def serve_stdio() -> int:
     _stop_on_interrupt()
     if sys.stdin.isatty():
         print(TERMINAL_NOTE, file=sys.stderr, flush=True)
+    _widen_pipe(sys.stdin.fileno())
     create_server().start_io()
     return 0
 

@@ -12,8 +12,11 @@ hundreds of MB and for re-analysis after small edits:
   lines are checked, so each line is visited once.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
-  finding points into a changed line; otherwise they are recomputed (dictionary work
-  over ids, linear in the number of entries).
+  finding points into a changed line. When the text only grew (:func:`appended`) they
+  are extended from the previous analysis where the new entries change no earlier one
+  (:func:`pi_lsp.core.links.grow`), and the lines kept keep their line findings;
+  otherwise they are recomputed (dictionary work over ids, linear in the number of
+  entries).
 - Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
 - Lines of :data:`HUGE_LINE` characters or more (embedded images) keep a *slim* parsed
   value: strings longer than :data:`SLIM_KEEP` characters are cut to their first
@@ -294,24 +297,50 @@ def _analyze(
     analysis = Analysis(
         split, infos, fmt, version, header_line, Tree(), [], path, options, cache, ctx
     )
-    if _links_reusable(analysis, previous):
+    changed = _links_changed(analysis, previous)
+    grown = None
+    if changed is None and start is not None and previous is not None:
+        grown = links.grow(analysis, previous, start)
+    if changed is not None:
         assert previous is not None
         analysis.tree = previous.tree
         analysis.link_findings = previous.link_findings
         analysis.link_views = previous.link_views
+        # what an append extends holds values and spans of the lines: only if none changed
+        analysis.link_state = None if changed else previous.link_state
+    elif grown is not None:
+        assert previous is not None
+        analysis.tree = grown[0]
+        analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
         analysis.tree = build_tree(infos, fmt, version, header_line)
-        analysis.link_findings = links.check(analysis)
-    tree = analysis.tree
-    leaf = tree.leaf
-    lone_leaf = leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
-    findings = line_findings(split, infos, header_line, version, lone_leaf)
+        analysis.link_findings, analysis.link_state = links.check(analysis)
+    lone_leaf = _lone_leaf(analysis.tree, version)
+    if start is None:
+        analysis.line_findings = line_findings(split, infos, header_line, version, lone_leaf)
+    else:
+        # lines before ``start`` keep their findings, but the old and new lone leaf's PI004
+        assert previous is not None
+        redo = {_lone_leaf(previous.tree, version), lone_leaf} - {None}
+        again = sorted(line for line in redo if line is not None and line < start)
+        analysis.line_findings = [
+            f for f in previous.line_findings if f.span.line < start and f.span.line not in redo
+        ] + line_findings(
+            split, infos, header_line, version, lone_leaf, [*again, *range(start, len(infos))]
+        )
+    findings = list(analysis.line_findings)
     findings += header_findings(analysis)
     findings += limits.check(analysis)
     findings += analysis.link_findings
     findings.sort(key=sort_key)
     analysis.findings = findings
     return analysis
+
+
+def _lone_leaf(tree: Tree, version: int) -> int | None:
+    """The leaf, when it is a root of a v2+ session (its PI004 says so)."""
+    leaf = tree.leaf
+    return leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
 
 
 def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[LineInfo] | None]:
@@ -436,8 +465,9 @@ def _tagged(value: Any) -> tuple[type, Any]:
     return (value.__class__, value)
 
 
-def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
-    """True when ``previous``'s tree and link findings are exactly what ``a`` would compute."""
+def _links_changed(a: Analysis, previous: Analysis | None) -> list[int] | None:
+    """The lines whose results changed when ``previous``'s tree and link findings are
+    exactly what ``a`` would compute, else None."""
     if (
         previous is None
         or a.fmt != "pi"
@@ -445,20 +475,22 @@ def _links_reusable(a: Analysis, previous: Analysis | None) -> bool:
         or previous.header_line != a.header_line
         or len(previous.infos) != len(a.infos)
     ):
-        return False
+        return None
     changed = []
     for i, (new, old) in enumerate(zip(a.infos, previous.infos, strict=True)):
         if new is not old:
             changed.append(i)
             if len(changed) > _REUSE_LIMIT:
-                return False
+                return None
     if not changed:
-        return True
+        return changed
     touched: set[int] = set()
     for finding in previous.link_findings:
         touched.add(finding.span.line)
         touched.update(rel.span.line for rel in finding.related if rel.path is None)
-    return all(
+    if all(
         i not in touched and link_facts(a.infos[i]) == link_facts(previous.infos[i])
         for i in changed
-    )
+    ):
+        return changed
+    return None

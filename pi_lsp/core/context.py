@@ -359,8 +359,13 @@ def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
     """pi's ``byId`` over ``entries``: id → position (the last entry with an id wins)."""
     by_id: dict[Any, int] = {}
     for n, (_, value) in enumerate(entries):
-        by_id[_key(_get(value, "id"))] = n
+        by_id[entry_key(value)] = n
     return by_id
+
+
+def entry_key(entry: Any) -> Any:
+    """The key of ``entry``'s id in :func:`entry_index`."""
+    return _key(_get(entry, "id"))
 
 
 def _walk(
@@ -438,14 +443,7 @@ def build_context(
     path = [entries[n] for n in indices]
     ctx.path = [line for line, _ in path]
     for _, entry in path:
-        etype = _get(entry, "type")
-        if etype == "thinking_level_change":
-            ctx.thinking_level = _get(entry, "thinkingLevel")
-        elif etype == "model_change":
-            ctx.model = {"provider": _get(entry, "provider"), "modelId": _get(entry, "modelId")}
-        elif etype == "message" and _get(_get(entry, "message"), "role") == "assistant":
-            message = _get(entry, "message")
-            ctx.model = {"provider": _get(message, "provider"), "modelId": _get(message, "model")}
+        _settings(ctx, entry)
     selected = context_entries(path) if path else []
     ctx.entries = [line for line, _ in selected]
     edits: dict[Any, tuple[int, Any]] = {}
@@ -463,6 +461,57 @@ def build_context(
         )
         ctx.messages.extend(ContextMessage(line, m, edited) for m in _project(entry, edit))
     return ctx
+
+
+def _settings(ctx: SessionContext, entry: Any) -> None:
+    """The thinking level and model after ``entry`` on the path (the last change wins)."""
+    etype = _get(entry, "type")
+    if etype == "thinking_level_change":
+        ctx.thinking_level = _get(entry, "thinkingLevel")
+    elif etype == "model_change":
+        ctx.model = {"provider": _get(entry, "provider"), "modelId": _get(entry, "modelId")}
+    elif etype == "message" and _get(_get(entry, "message"), "role") == "assistant":
+        message = _get(entry, "message")
+        ctx.model = {"provider": _get(message, "provider"), "modelId": _get(message, "model")}
+
+
+def extend_context(
+    ctx: SessionContext, entries: list[tuple[int, Any]], by_id: dict[Any, int], start: int
+) -> SessionContext | None:
+    """:func:`build_context` of ``entries`` (default leaf) from ``ctx``, the one of
+    ``entries[:start]``, when each later entry is a child of the one before it and neither
+    a compaction nor a context edit; else None. No context edit may name a later entry
+    (the caller knows: their targets all name entries of ``entries[:start]`` or none).
+    Then the newest compaction and the edits stay, and each entry adds its messages at the
+    end."""
+    if ctx.cycle or ctx.leaf is None or start == 0:
+        return None
+    out = SessionContext(
+        thinking_level=ctx.thinking_level,
+        model=ctx.model,
+        leaf=ctx.leaf,
+        leaf_id=ctx.leaf_id,
+        path=list(ctx.path),
+        entries=list(ctx.entries),
+        edits=dict(ctx.edits),
+        messages=list(ctx.messages),
+    )
+    for n in range(start, len(entries)):
+        line, entry = entries[n]
+        parent = _get(entry, "parentId")
+        if (
+            _get(entry, "type") in ("compaction", "context_edit")
+            or not js_truthy(parent)
+            or by_id.get(_key(parent)) != n - 1
+            or by_id.get(entry_key(entry)) != n
+        ):
+            return None
+        out.leaf, out.leaf_id = line, _get(entry, "id")
+        out.path.append(line)
+        out.entries.append(line)
+        _settings(out, entry)
+        out.messages.extend(ContextMessage(line, m, None) for m in _entry_messages(entry))
+    return out
 
 
 def session_context(

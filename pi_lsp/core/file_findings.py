@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from .files import session_id_in_name
@@ -32,8 +33,10 @@ def line_findings(
     header_line: int | None,
     version: int,
     lone_leaf: int | None,
+    only: Iterable[int] | None = None,
 ) -> list[Finding]:
-    """Findings of single lines; ``lone_leaf`` is the leaf when it has no parent (a root)."""
+    """Findings of single lines (of the lines ``only`` names, when given); ``lone_leaf`` is
+    the leaf when it has no parent (a root)."""
     out: list[Finding] = []
     lines = split.lines
     last_content = len(infos) - 1
@@ -41,7 +44,8 @@ def line_findings(
         last_content -= 1
     blank, invalid, header, entry = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.ENTRY
     first = next((i for i, info in enumerate(infos) if info.parsed), -1)
-    for i, info in enumerate(infos):
+    for i in range(len(infos)) if only is None else only:
+        info = infos[i]
         kind = info.kind
         if kind is entry and not info.issues:
             continue

@@ -125,7 +125,7 @@ def heaviest_text(a: Analysis) -> str | None:
 
 def file_bytes(a: Analysis) -> int:
     """The size of the document in UTF-8 bytes."""
-    terms = sum(len(t) for t in a.text.terminators)
+    terms = sum(map(len, a.text.terminators))
     chars = sum(map(len, a.lines)) + terms
     if chars * 4 < NEAR_FILE:
         return chars  # a lower bound, far enough below every limit

@@ -11,30 +11,147 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import book, context_edits, pairing
+from . import book, context, context_edits, pairing
 from .findings import Finding, Related, Severity
 from .lines import Kind
+from .tree import Tree
+from .tree import extend as extend_tree
 
 if TYPE_CHECKING:
     from .model import Analysis
 
 
-def check(a: Analysis) -> list[Finding]:
-    """Every link finding of ``a`` (its tree built): ids, references, tool calls, pairing."""
+@dataclass(slots=True)
+class LinkState:
+    """What the append path (:func:`extend`) needs of the link analysis it extends.
+
+    ``dangling``: every ``parentId``, ``firstKeptEntryId``, ``targetId`` and ``fromId``
+    that names no entry (an appended entry taking one of these ids would change an earlier
+    finding); the tool calls and results by call id (:func:`tool_index`); the compaction
+    lines; ``settled``: every finding but PI421 and pairing's, which an append keeps (PI420
+    of a result whose call id gains a call site is made again); pairing's state.
+    """
+
+    dangling: set[str]
+    calls: dict[str, list[tuple[int, int]]]
+    results: dict[str, list[int]]
+    compactions: list[int]
+    settled: list[Finding]
+    pairing: pairing.State | None
+
+
+def check(a: Analysis) -> tuple[list[Finding], LinkState | None]:
+    """Every link finding of ``a`` (its tree built): ids, references, tool calls, pairing;
+    and, for a v3 session whose entries all have ``id`` and ``parentId``, what an append
+    needs to extend them."""
     out: list[Finding] = []
     if a.fmt == "book":
         _check_ids(a, out)
-        return out + book.check(a)
+        _check_parents(a, out, a.tree.entries, set())
+        return out + book.check(a), None
+    dangling: set[str] = set()
+    comps = context_edits.compactions(a)
     if a.version == 1:
         _check_v1(a, out)
     else:
         _check_unlinked(a, out)
         _check_ids(a, out)
-        _check_references(a, out)
-    _check_tools(a, out)
-    return out + pairing.check(a, {(f.span.line, f.code) for f in out})
+        _check_parents(a, out, a.tree.entries, dangling)
+        _check_references(a, out, a.tree.entries, comps, dangling)
+    calls, results = tool_index(a)
+    _check_tools(a, out, calls, results)
+    settled = list(out)
+    _check_unanswered(a, out, results)
+    paired, state = pairing.check(a, {(f.span.line, f.code) for f in out})
+    if a.version != 3 or any(f.code == "PI300" for f in settled):
+        return out + paired, None
+    return out + paired, LinkState(dangling, calls, results, comps, settled, state)
+
+
+def grow(a: Analysis, previous: Analysis, start: int) -> tuple[Tree, list[int]] | None:
+    """The tree of ``a``, which holds ``previous``'s lines before ``start`` and new lines
+    from there on, extended from ``previous``'s, and the lines of its new entries; None
+    when the append path does not apply (then the links are analysed in full).
+
+    It applies when ``previous`` left a :class:`LinkState` and every line parsed from
+    ``start`` on (but ``previous``'s line ``start`` itself, unchanged) is an entry with an
+    ``id`` and a ``parentId`` that :func:`pi_lsp.core.tree.extend` can add: then no earlier
+    entry changes, in the tree or in pi's index of entries.
+    """
+    state = previous.link_state
+    if state is None or a.fmt != "pi" or a.version != 3:
+        return None
+    first = start
+    if start < len(previous.infos) and previous.infos[start].parsed:
+        old, new = previous.infos[start], a.infos[start]
+        if (
+            a.lines[start] != previous.lines[start]
+            or new.kind is not old.kind
+            or new.value != old.value
+        ):
+            return None
+        first = start + 1
+    lines: list[int] = []
+    for line in range(first, len(a.infos)):
+        info = a.infos[line]
+        if not info.parsed:
+            continue
+        obj = info.obj
+        if info.kind is not Kind.ENTRY or "id" not in obj or "parentId" not in obj:
+            return None
+        if state.pairing is not None and context.entry_key(obj) in state.pairing.by_id:
+            return None
+        lines.append(line)
+    tree = extend_tree(previous.tree, a.infos, lines, state.dangling)
+    return None if tree is None else (tree, lines)
+
+
+def extend(a: Analysis, previous: Analysis, lines: list[int]) -> tuple[list[Finding], LinkState]:
+    """:func:`check` of ``a``, whose tree :func:`grow` extended by the entries on ``lines``.
+
+    Findings of earlier entries are kept (``settled``), the new entries are checked, PI420
+    is made again for the results whose call id gained a call site, PI421 (the active
+    path's last turn) and pairing's findings are made again.
+    """
+    old = previous.link_state
+    assert old is not None
+    out: list[Finding] = []
+    dangling = set(old.dangling)
+    comps = [*old.compactions, *(ln for ln in lines if a.infos[ln].obj.get("type") == "compaction")]
+    _check_parents(a, out, lines, dangling)
+    _check_references(a, out, lines, comps, dangling)
+    calls, results = dict(old.calls), dict(old.results)
+    grown: set[str] = set()
+    fresh: list[tuple[str, int]] = []
+    for line in lines:
+        obj = a.infos[line].obj
+        for block, ident in _tool_calls(obj):
+            calls[ident] = [*calls.get(ident, ()), (line, block)]
+            grown.add(ident)
+        ref = _tool_result_id(obj)
+        if ref is not None:
+            results[ref] = [*results.get(ref, ()), line]
+            fresh.append((ref, line))
+    redo = sorted({(r, ref) for ref in grown for r in old.results.get(ref, ())})
+    again = {r for r, _ in redo}
+    settled = [f for f in old.settled if f.code != "PI420" or f.span.line not in again]
+    for line, ref in redo:
+        _check_result(a, out, calls, ref, line)
+    for ref, line in fresh:
+        if _check_result(a, out, calls, ref, line):
+            _check_duplicate_of(a, out, calls, ref, line, results[ref])
+    settled += out
+    out = list(settled)
+    _check_unanswered(a, out, results)
+    reported = {(f.span.line, f.code) for f in out}
+    paired: list[Finding] = []
+    state = None
+    if old.pairing is not None:
+        paired, state = pairing.extend(a, reported, old.pairing, lines)
+    return out + paired, LinkState(dangling, calls, results, comps, settled, state)
 
 
 def _entries_before(a: Analysis, line: int) -> str:
@@ -112,6 +229,7 @@ def _first_lines(a: Analysis) -> dict[str, int]:
 
 
 def _check_ids(a: Analysis, out: list[Finding]) -> None:
+    """PI401: an id that an earlier entry already has."""
     tree = a.tree
     first = _first_lines(a)
     for line, ident in tree.id_of.items():
@@ -128,13 +246,20 @@ def _check_ids(a: Analysis, out: list[Finding]) -> None:
                     data={"id": ident},
                 )
             )
-    for line in tree.entries:
+
+
+def _check_parents(a: Analysis, out: list[Finding], lines: list[int], dangling: set[str]) -> None:
+    """PI400, PI402 and PI403 on the entries on ``lines``; each ``parentId`` that names no
+    entry goes into ``dangling``."""
+    tree = a.tree
+    for line in lines:
         obj = a.infos[line].obj
         ref = obj.get("parentId")
         if not isinstance(ref, str):
             continue
         target = tree.ids.get(ref)
         if target is None:
+            dangling.add(ref)
             out.append(_dangling_parent(a, line, ref))
         elif line in tree.cycle:
             nxt = tree.parent.get(line)
@@ -189,18 +314,22 @@ def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
     )
 
 
-def _check_references(a: Analysis, out: list[Finding]) -> None:
+def _check_references(
+    a: Analysis, out: list[Finding], lines: list[int], comps: list[int], dangling: set[str]
+) -> None:
+    """PI410-PI415 on the entries on ``lines`` (``comps``: every compaction line); each
+    reference that names no entry goes into ``dangling``."""
     tree = a.tree
-    comps = context_edits.compactions(a)
     forked = isinstance(a.header.get("parentSession"), str)
-    for line in tree.entries:
+    for line in lines:
         obj = a.infos[line].obj
         etype = obj.get("type")
         if etype == "compaction":
-            _check_first_kept(a, out, line, obj)
+            _check_first_kept(a, out, line, obj, dangling)
         elif etype == "label":
             ref = obj.get("targetId")
             if isinstance(ref, str) and ref not in tree.ids:
+                dangling.add(ref)
                 out.append(
                     Finding(
                         "PI411",
@@ -213,9 +342,10 @@ def _check_references(a: Analysis, out: list[Finding]) -> None:
         elif etype == "branch_summary":
             ref = obj.get("fromId")
             if isinstance(ref, str) and ref != "root" and ref not in tree.ids:
+                dangling.add(ref)
                 out.append(_dangling_from_id(a, line, ref, forked))
         elif etype == "context_edit":
-            _check_context_edit(a, out, line, comps)
+            _check_context_edit(a, out, line, comps, dangling)
 
 
 def _dangling_from_id(a: Analysis, line: int, ref: str, forked: bool) -> Finding:
@@ -249,7 +379,9 @@ _NO_EFFECT = {
 }
 
 
-def _check_context_edit(a: Analysis, out: list[Finding], line: int, comps: list[int]) -> None:
+def _check_context_edit(
+    a: Analysis, out: list[Finding], line: int, comps: list[int], dangling: set[str]
+) -> None:
     found = context_edits.effect(a, line, comps)
     # an edit of a target the newest compaction already summarised does nothing, harmlessly:
     # pi's own appendContextEdit writes such edits (the hover says so; no diagnostic)
@@ -257,6 +389,7 @@ def _check_context_edit(a: Analysis, out: list[Finding], line: int, comps: list[
         return
     ref = found.target_id
     if found.reason == "missing":
+        dangling.add(ref)
         out.append(
             Finding(
                 "PI414",
@@ -284,12 +417,15 @@ def _check_context_edit(a: Analysis, out: list[Finding], line: int, comps: list[
     )
 
 
-def _check_first_kept(a: Analysis, out: list[Finding], line: int, obj: dict[str, Any]) -> None:
+def _check_first_kept(
+    a: Analysis, out: list[Finding], line: int, obj: dict[str, Any], dangling: set[str]
+) -> None:
     ref = obj.get("firstKeptEntryId")
     if not isinstance(ref, str):
         return
     target = a.tree.ids.get(ref)
     if target is None:
+        dangling.add(ref)
         out.append(
             Finding(
                 "PI410",
@@ -393,40 +529,49 @@ def tool_index(a: Analysis) -> tuple[dict[str, list[tuple[int, int]]], dict[str,
     return calls, results
 
 
-def _check_tools(a: Analysis, out: list[Finding]) -> None:
-    tree = a.tree
-    calls, results = tool_index(a)
+def _check_tools(
+    a: Analysis,
+    out: list[Finding],
+    calls: dict[str, list[tuple[int, int]]],
+    results: dict[str, list[int]],
+) -> None:
+    """PI420 and PI422 on every tool result."""
     for ref, lines in results.items():
-        answered: list[int] = []
-        for line in lines:
-            sites = calls.get(ref, [])
-            owners = [c for c, _ in sites if c != line and tree.is_ancestor(c, line)]
-            if not owners:
-                elsewhere = tuple(
-                    Related(
-                        a.span_of(c, ("message", "content", block, "id")),
-                        "a toolCall with this id on another branch",
-                    )
-                    for c, block in sites[:3]
-                )
-                out.append(
-                    Finding(
-                        "PI420",
-                        Severity.ERROR,
-                        a.span_of(line, ("message", "toolCallId")),
-                        f"toolResult answers toolCallId '{ref}', but no toolCall with that id is on "
-                        "its path; providers reject the context pi sends on this branch",
-                        elsewhere,
-                        data={"toolCallId": ref},
-                    )
-                )
-            else:
-                answered.append(line)
+        answered = [line for line in lines if _check_result(a, out, calls, ref, line)]
         _check_duplicate_results(a, out, ref, answered)
-    _check_unanswered(a, out, calls, results)
+
+
+def _check_result(
+    a: Analysis, out: list[Finding], calls: dict[str, list[tuple[int, int]]], ref: str, line: int
+) -> bool:
+    """PI420 when no call ``ref`` is on the path of the result on ``line``; True when one is."""
+    tree = a.tree
+    sites = calls.get(ref, [])
+    if any(c != line and tree.is_ancestor(c, line) for c, _ in sites):
+        return True
+    elsewhere = tuple(
+        Related(
+            a.span_of(c, ("message", "content", block, "id")),
+            "a toolCall with this id on another branch",
+        )
+        for c, block in sites[:3]
+    )
+    out.append(
+        Finding(
+            "PI420",
+            Severity.ERROR,
+            a.span_of(line, ("message", "toolCallId")),
+            f"toolResult answers toolCallId '{ref}', but no toolCall with that id is on "
+            "its path; providers reject the context pi sends on this branch",
+            elsewhere,
+            data={"toolCallId": ref},
+        )
+    )
+    return False
 
 
 def _check_duplicate_results(a: Analysis, out: list[Finding], ref: str, lines: list[int]) -> None:
+    """PI422 on each answered result ``ref`` (``lines``) below another one."""
     tree = a.tree
     ordered = sorted((tree.tin[line], line) for line in lines if line in tree.tin)
     stack: list[int] = []
@@ -434,37 +579,56 @@ def _check_duplicate_results(a: Analysis, out: list[Finding], ref: str, lines: l
         while stack and not tree.is_ancestor(stack[-1], line):
             stack.pop()
         if stack:
-            earlier = stack[-1]
-            out.append(
-                Finding(
-                    "PI422",
-                    Severity.WARNING,
-                    a.span_of(line, ("message", "toolCallId")),
-                    f"a second toolResult for toolCallId '{ref}' on the same path (the first is on "
-                    f"line {earlier + 1}); pi sends both and providers may reject the context",
-                    (
-                        Related(
-                            a.span_of(earlier, ("message", "toolCallId")), "the first toolResult"
-                        ),
-                    ),
-                )
-            )
+            out.append(_duplicate_result(a, ref, line, stack[-1]))
         stack.append(line)
 
 
-def _check_unanswered(
+def _check_duplicate_of(
     a: Analysis,
     out: list[Finding],
     calls: dict[str, list[tuple[int, int]]],
-    results: dict[str, list[int]],
+    ref: str,
+    line: int,
+    lines: list[int],
 ) -> None:
+    """PI422 on the answered result on ``line`` when another answered result ``ref``
+    (``lines``) is above it: the nearest one, as :func:`_check_duplicate_results` finds."""
+    tree = a.tree
+    if line not in tree.tin:
+        return
+    above = [
+        r
+        for r in lines
+        if r != line
+        and r in tree.tin
+        and tree.is_ancestor(r, line)
+        and any(c != r and tree.is_ancestor(c, r) for c, _ in calls.get(ref, ()))
+    ]
+    if above:
+        out.append(_duplicate_result(a, ref, line, max(above, key=tree.depth.__getitem__)))
+
+
+def _duplicate_result(a: Analysis, ref: str, line: int, earlier: int) -> Finding:
+    """PI422 on the result on ``line``, answering ``ref`` again after ``earlier``."""
+    return Finding(
+        "PI422",
+        Severity.WARNING,
+        a.span_of(line, ("message", "toolCallId")),
+        f"a second toolResult for toolCallId '{ref}' on the same path (the first is on "
+        f"line {earlier + 1}); pi sends both and providers may reject the context",
+        (Related(a.span_of(earlier, ("message", "toolCallId")), "the first toolResult"),),
+    )
+
+
+def _check_unanswered(a: Analysis, out: list[Finding], results: dict[str, list[int]]) -> None:
+    """PI421 on the calls of the active path's last turn that no result answers after them."""
     tree = a.tree
     active = tree.active_set
     last_turn = _last_conversational(a)
-    for ref, sites in calls.items():
-        for line, block in sites:
-            if line not in active or line < last_turn or _abandoned(a.infos[line].obj):
-                continue
+    for line in tree.active:
+        if line < last_turn or _abandoned(a.infos[line].obj):
+            continue
+        for block, ref in _tool_calls(a.infos[line].obj):
             if any(
                 r in active and r != line and tree.is_ancestor(line, r)
                 for r in results.get(ref, ())

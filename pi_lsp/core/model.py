@@ -8,7 +8,7 @@ it is returned; views derived from it are memoised beside it (``views``, ``link_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Span
 from .jsonl import locate
@@ -17,6 +17,9 @@ from .lines import Context, LineInfo, parse
 from .memo import Views
 from .text import SplitText
 from .tree import Tree
+
+if TYPE_CHECKING:
+    from .links import LinkState
 
 HUGE_LINE = 256 * 1024
 """Lines at least this long (in code points) keep a slim parsed value."""
@@ -51,7 +54,10 @@ class Analysis:
 
     ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
     context every line was checked with). ``link_findings`` are the findings of the link
-    analysis (also part of ``findings``), kept so the next analysis can reuse them.
+    analysis (also part of ``findings``), kept so the next analysis can reuse them;
+    ``link_state`` is what an append extends them from (:func:`pi_lsp.core.links.extend`),
+    ``line_findings`` the findings of single lines (those of the lines an append keeps are
+    kept).
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
     analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
     (views of the links kept there stay valid).
@@ -69,6 +75,8 @@ class Analysis:
     cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
+    link_state: LinkState | None = field(default=None, repr=False, compare=False)
+    line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)
     views: Views = field(default_factory=Views, repr=False, compare=False)
     link_views: Views = field(default_factory=Views, repr=False, compare=False)
 

@@ -275,133 +275,211 @@ COVERED = {"missing": "PI420", "duplicate": "PI422"}
 """Causes another code already reports on the same tool result (PI423 is not repeated)."""
 
 
+@dataclass(slots=True)
+class State:
+    """What :func:`extend` needs of the previous analysis to pair an appended one.
+
+    pi's entries (``entries``, ``by_id``, ``values``, as :mod:`pi_lsp.core.context` builds
+    them), the ``context_edit`` lines, the findings the tree alone decides (``candidates``:
+    PI424 on compactions, PI423 on dropped turns and PI425 on interlopers, in the order
+    they are reported, each with the lines that keep it out) and, per context edit off the
+    resumed path that was judged, the length of its path and what its request reports;
+    ``resumed``: the context of the resumed leaf, once built.
+    """
+
+    entries: list[tuple[int, Any]]
+    by_id: dict[Any, int]
+    values: dict[int, Any]
+    edits: list[int]
+    candidates: list[Candidate]
+    judged: dict[int, tuple[int, list[Finding]]]
+    resumed: context.SessionContext | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A finding the tree decides, reported unless the resumed request blames one of
+    ``unless_blamed`` or the active path holds ``unless_active``."""
+
+    finding: Finding
+    unless_blamed: int
+    unless_active: int | None = None
+
+
 def check(
     a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, str]] = frozenset()
-) -> list[Finding]:
-    """PI423-PI425 for ``a`` (nothing for a file pi refuses).
+) -> tuple[list[Finding], State | None]:
+    """PI423-PI425 for ``a`` (nothing for a file pi refuses), and the state to extend.
 
     ``reported`` holds ``(line, code)`` of the link findings made so far, so a result that
     PI420 or PI422 already reports does not get a PI423 on top.
     """
     if a.fmt != "pi" or not pi_accepts(a):
-        return []
+        return [], None
     entries = context.entries_of(a)
-    values = dict(entries)
-    by_id = context.entry_index(entries)
+    state = State(
+        entries,
+        context.entry_index(entries),
+        dict(entries),
+        [ln for ln in a.tree.entries if a.infos[ln].obj.get("type") == "context_edit"],
+        _candidates(a, a.tree.entries),
+        {},
+    )
+    return _select(a, reported, state), state
+
+
+def extend(
+    a: Analysis,
+    reported: set[tuple[int, str]] | frozenset[tuple[int, str]],
+    old: State,
+    lines: list[int],
+) -> tuple[list[Finding], State]:
+    """:func:`check` of ``a``, whose entries are ``old``'s and the new ``lines`` after them.
+
+    The entries on ``lines`` must be entries of ``a``'s tree that change no earlier
+    entry's links (:func:`pi_lsp.core.tree.extend`), and every parsed line from the first
+    of them on must be one of them: the candidates and judged edits of ``old`` stay as
+    they are, the new entries add theirs, and the resumed request is built again.
+    """
+    new = [(ln, a.infos[ln].value) for ln in lines]
+    by_id = dict(old.by_id)
+    for n, (_, value) in enumerate(new, len(old.entries)):
+        by_id[context.entry_key(value)] = n
+    state = State(
+        [*old.entries, *new],
+        by_id,
+        {**old.values, **dict(new)},
+        [*old.edits, *(ln for ln in lines if a.infos[ln].obj.get("type") == "context_edit")],
+        [*old.candidates, *_candidates(a, lines)],
+        dict(old.judged),
+    )
+    if old.resumed is not None:
+        start = len(old.entries)
+        state.resumed = context.extend_context(old.resumed, state.entries, by_id, start)
+    return _select(a, reported, state), state
+
+
+def _select(a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, str]], state: State) -> list[Finding]:
+    """The findings of ``state``: the resumed request, edits off its path, the candidates."""
     out: dict[tuple[int, str], Finding] = {}
     blamed: set[int] = set()
 
-    def report(
-        code: str,
-        severity: Severity,
-        line: int,
-        span: Span,
-        message: str,
-        related: tuple[Related, ...],
-    ) -> None:
-        key = (line, code)
-        if key not in out or severity < out[key].severity:
-            out[key] = Finding(code, severity, span, message, related)
-
-    def faults(leaf_id: Any, resumed: bool) -> int:
-        """Report what breaks the request for ``leaf_id``; the path length walked."""
-        ctx = context.build_context(entries, leaf_id, by_id)
+    def faults(leaf_id: Any, resumed: bool) -> tuple[int, list[Finding]]:
+        """What breaks the request for ``leaf_id``, and the path length walked."""
+        found: dict[tuple[int, str], Finding] = {}
+        ctx = state.resumed if resumed else None
+        if ctx is None:
+            ctx = context.build_context(state.entries, leaf_id, state.by_id)
+        if resumed:
+            state.resumed = ctx
         if ctx.cycle:
-            return len(ctx.path)
+            return len(ctx.path), []
         req = request(ctx)
         for fault in pairing_faults(req.messages):
-            cause = cause_of(ctx, req, values, fault)
+            cause = cause_of(ctx, req, state.values, fault)
             if cause.line < 0 or (cause.line, COVERED.get(cause.kind, "")) in reported:
                 continue
             if resumed:
                 blamed.add(cause.line)
             elif cause.kind != "edit" or cause.line != ctx.leaf:
                 continue  # off the resumed path, only the edit itself is judged here
-            severity = Severity.ERROR if resumed else Severity.WARNING
-            report(
-                "PI423",
-                severity,
-                cause.line,
-                _span(a, cause.line, cause.kind),
-                _pi423_message(cause, resumed),
-                _related(a, cause),
+            found.setdefault(
+                (cause.line, "PI423"),
+                Finding(
+                    "PI423",
+                    Severity.ERROR if resumed else Severity.WARNING,
+                    _span(a, cause.line, cause.kind),
+                    _pi423_message(cause, resumed),
+                    _related(a, cause),
+                ),
             )
-        return len(ctx.path)
+        return len(ctx.path), list(found.values())
 
-    faults(UNDEFINED, True)
+    for finding in faults(UNDEFINED, True)[1]:
+        out[(finding.span.line, finding.code)] = finding
     budget = EDIT_BUDGET
     active = a.tree.active_set
-    for line in reversed(a.tree.entries):
+    for line in reversed(state.edits):
         if budget <= 0:
             break
-        if line not in active and a.infos[line].obj.get("type") == "context_edit":
-            budget -= faults(a.tree.id_of.get(line, UNDEFINED), False)
-    _structural(a, blamed, report)
+        if line in active:
+            continue
+        if line not in state.judged:
+            state.judged[line] = faults(a.tree.id_of.get(line, UNDEFINED), False)
+        walked, found = state.judged[line]
+        budget -= walked
+        for finding in found:
+            out.setdefault((finding.span.line, finding.code), finding)
+    for c in state.candidates:
+        if c.unless_blamed in blamed or c.unless_active in active:
+            continue
+        out.setdefault((c.finding.span.line, c.finding.code), c.finding)
     return sorted(out.values(), key=lambda f: (f.span.line, f.span.start, f.code))
 
 
-def _structural(a: Analysis, blamed: set[int], report: Any) -> None:
-    """PI424 on compactions whose kept range starts inside a tool exchange, PI425 on interlopers."""
-    tree = a.tree
-    for line in tree.entries:
+def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
+    """The candidates of the entries on ``lines``: PI424 on compactions whose kept range
+    starts inside a tool exchange, then, per tool result, PI423 on the dropped turn that
+    holds its call and PI425 on an entry pi sends as a user message between them."""
+    out: list[Candidate] = []
+    for line in lines:
         obj = a.infos[line].obj
-        if line in blamed:
-            continue
         if obj.get("type") == "compaction":
             found = kept_range_fault(a, line)
             if found is not None:
-                result, call = found
-                related = [Related(_span(a, result, "missing"), "the first kept tool result")]
-                if call is not None:
-                    related.append(
-                        Related(
-                            a.line_span(call),
-                            "the assistant turn holding its call (summarised away)",
-                        )
-                    )
-                report(
-                    "PI424",
-                    Severity.WARNING,
-                    line,
-                    _span(a, line, "compaction"),
-                    f"this compaction's kept range starts inside a tool exchange: it keeps the tool result on "
-                    f"line {result + 1} but not the call before it; whenever this is the newest compaction "
-                    f"on the path, the context pi sends holds an orphaned result and {REJECT}",
-                    tuple(related),
-                )
-    for line in tree.entries:
-        if message_of(a.infos[line].obj).get("role") != "toolResult":
+                out.append(Candidate(_kept_range_finding(a, line, *found), line))
+        if message_of(obj).get("role") != "toolResult":
             continue
-        found2 = _owner(a, line)
-        if found2 is None:
+        owned = _owner(a, line)
+        if owned is None:
             continue
-        owner, interloper = found2
+        owner, interloper = owned
         stop = message_of(a.infos[owner].obj).get("stopReason")
-        # on the resumed path the request itself decided (edits may omit such results)
-        if stop in ("error", "aborted") and owner not in blamed and line not in tree.active_set:
-            cause = Cause(
-                "dropped", owner, line, owner, message_of(a.infos[line].obj).get("toolCallId")
-            )
-            report(
+        if stop in ("error", "aborted"):
+            cause = Cause("dropped", owner, line, owner, message_of(obj).get("toolCallId"))
+            finding = Finding(
                 "PI423",
                 Severity.WARNING,
-                owner,
                 _span(a, owner, "dropped"),
                 _pi423_message(cause, False),
                 _related(a, cause),
             )
-        if interloper is None or interloper in blamed:
-            continue
-        report(
-            "PI425",
-            Severity.WARNING,
-            interloper,
-            _span(a, interloper, "interloper"),
-            "pi sends this entry as a user message between the tool calls of the assistant turn on "
-            f'line {owner + 1} and their results (line {line + 1}): pi answers the calls with "No result '
-            f'provided" here and the real results become orphans, which providers such as Anthropic reject',
-            (
-                Related(a.line_span(owner), "the assistant turn with the calls"),
-                Related(_span(a, line, "missing"), "a result sent as an orphan"),
-            ),
+            # on the resumed path the request itself decided (edits may omit such results)
+            out.append(Candidate(finding, owner, line))
+        if interloper is not None:
+            out.append(Candidate(_interloper_finding(a, interloper, owner, line), interloper))
+    return out
+
+
+def _kept_range_finding(a: Analysis, line: int, result: int, call: int | None) -> Finding:
+    """PI424 on the compaction on ``line`` whose kept range holds ``result`` but not ``call``."""
+    related = [Related(_span(a, result, "missing"), "the first kept tool result")]
+    if call is not None:
+        related.append(
+            Related(a.line_span(call), "the assistant turn holding its call (summarised away)")
         )
+    return Finding(
+        "PI424",
+        Severity.WARNING,
+        _span(a, line, "compaction"),
+        f"this compaction's kept range starts inside a tool exchange: it keeps the tool result on "
+        f"line {result + 1} but not the call before it; whenever this is the newest compaction "
+        f"on the path, the context pi sends holds an orphaned result and {REJECT}",
+        tuple(related),
+    )
+
+
+def _interloper_finding(a: Analysis, interloper: int, owner: int, line: int) -> Finding:
+    """PI425 on ``interloper``, between the calls on ``owner`` and their result on ``line``."""
+    return Finding(
+        "PI425",
+        Severity.WARNING,
+        _span(a, interloper, "interloper"),
+        "pi sends this entry as a user message between the tool calls of the assistant turn on "
+        f'line {owner + 1} and their results (line {line + 1}): pi answers the calls with "No result '
+        f'provided" here and the real results become orphans, which providers such as Anthropic reject',
+        (
+            Related(a.line_span(owner), "the assistant turn with the calls"),
+            Related(_span(a, line, "missing"), "a result sent as an orphan"),
+        ),
+    )

@@ -8,7 +8,7 @@ followed; every walk here is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 
 from .lines import Kind, LineInfo
@@ -138,6 +138,89 @@ def _number(tree: Tree) -> None:
                 if child not in tree.tin:
                     tree.depth[child] = d
                     stack.append((child, False))
+
+
+def extend(
+    old: Tree, infos: list[LineInfo], lines: list[int], reserved: Container[str]
+) -> Tree | None:
+    """``old`` with the entries on ``lines`` (after every entry of ``old``) added, as a v2+
+    :func:`build_tree` of all of them would give; None when that needs more than adding.
+
+    Each new entry must take a string id that no entry has and that is not ``reserved``
+    (references of earlier entries that name no entry), and name an earlier parent (or
+    none, or itself): then no earlier entry changes its parent, and each new entry is a
+    new root or the newest child of its parent. The Euler-tour numbers of ``old`` stay
+    as they are when every new entry hangs off the rightmost path (the common case: a
+    child of the leaf); otherwise the tree is renumbered.
+    """
+    ids = dict(old.ids)
+    id_of = dict(old.id_of)
+    for line in lines:
+        ident = infos[line].obj.get("id")
+        if not isinstance(ident, str) or ident in ids or ident in reserved:
+            return None
+        ids[ident] = line
+        id_of[line] = ident
+    tree = Tree(
+        entries=[*old.entries, *lines],
+        ids=ids,
+        id_of=id_of,
+        parent=dict(old.parent),
+        children=dict(old.children),
+        roots=list(old.roots),
+        cycle=set(old.cycle),
+        tin=dict(old.tin),
+        tout=dict(old.tout),
+        depth=dict(old.depth),
+    )
+    clock = 2 * len(old.tin)
+    renumber = False
+    for line in lines:
+        ref = infos[line].obj.get("parentId")
+        p = ids.get(ref) if isinstance(ref, str) else None
+        if p is not None and p > line:
+            return None
+        tree.parent[line] = p
+        if p is None:
+            tree.roots.append(line)
+            tree.tin[line], tree.tout[line], tree.depth[line] = clock, clock + 1, 0
+            clock += 2
+            continue
+        tree.children[p] = [*tree.children.get(p, ()), line]
+        if p == line:
+            tree.cycle.add(line)
+        elif p in tree.tin and not renumber:
+            q = tree.tout[p]
+            if clock - q != tree.depth[p] + 1:
+                renumber = True  # entries after p in the tour would move
+                continue
+            for node in tree.path_to(p):
+                tree.tout[node] += 2
+            tree.tin[line], tree.tout[line], tree.depth[line] = q, q + 1, tree.depth[p] + 1
+            clock += 2
+    if renumber:
+        tree.tin, tree.tout, tree.depth = {}, {}, {}
+        _number(tree)
+    if not tree.entries:
+        return tree
+    tree.leaf = tree.entries[-1]
+    tree.active = _active(old, tree)
+    tree.active_set = set(tree.active)
+    return tree
+
+
+def _active(old: Tree, tree: Tree) -> list[int]:
+    """The active path of ``tree``, reusing the part it shares with ``old``'s."""
+    assert tree.leaf is not None
+    chain: list[int] = []
+    node: int | None = tree.leaf
+    while node is not None and node not in old.active_set and len(chain) <= len(tree.entries):
+        chain.append(node)
+        node = tree.parent.get(node)
+    if node is None or tree.cycle or old.leaf not in old.tin:
+        return tree.path_to(tree.leaf)
+    chain.reverse()
+    return old.active[: tree.depth[node] + 1] + chain
 
 
 def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:

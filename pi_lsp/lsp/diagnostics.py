@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis
 
 from . import proto, requests, wire
@@ -29,7 +30,45 @@ def warm(analysis: Analysis) -> None:
 
 
 def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
-    return proto.from_wire(wire.report(snap.analysis, ls.settings, snap.uri, ls.encoding))
+    """The diagnostics of a snapshot's analysis under the current settings.
+
+    A finding an analysis kept from the previous one (the same object) keeps the
+    diagnostic it was converted to, under the same encoding and settings, while the lines
+    its ranges lie on are the same line objects (unchanged text: the same code units);
+    only the others are converted.
+    """
+    lines = snap.analysis.lines
+    findings = ls.settings.apply(snap.analysis.findings)
+    key = (ls.encoding, ls.settings_generation)
+    old_key, known = ls.converted.get(snap.uri, (None, {}))
+    if old_key != key:
+        known = {}
+
+    def reusable(f: Finding) -> types.Diagnostic | None:
+        found = known.get(id(f))
+        if found is None or found[0] is not f:
+            return None
+        same = all(a is b for a, b in zip(found[2], _range_lines(f, lines), strict=True))
+        return found[1] if same else None
+
+    reused = [reusable(f) for f in findings]
+    fresh = [f for f, d in zip(findings, reused, strict=True) if d is None]
+    made = iter(proto.from_wire(wire.diagnostics(fresh, lines, snap.uri, ls.encoding)))
+    out: list[types.Diagnostic] = []
+    kept: dict[int, tuple[Finding, types.Diagnostic, tuple[str | None, ...]]] = {}
+    for f, d in zip(findings, reused, strict=True):
+        diagnostic = d if d is not None else next(made)
+        kept[id(f)] = (f, diagnostic, _range_lines(f, lines))
+        out.append(diagnostic)
+    if snap.uri in ls.documents:
+        ls.converted[snap.uri] = (key, kept)
+    return out
+
+
+def _range_lines(f: Finding, lines: list[str]) -> tuple[str | None, ...]:
+    """The line objects a finding's range and its related ranges in this file lie on."""
+    spans = [f.span, *(r.span for r in f.related if r.path is None)]
+    return tuple(lines[s.line] if 0 <= s.line < len(lines) else None for s in spans)
 
 
 def result_id(ls: PiLanguageServer, snap: Snapshot) -> str:
@@ -85,6 +124,7 @@ def publish_all(ls: PiLanguageServer) -> None:
 
 def clear(ls: PiLanguageServer, uri: str) -> None:
     """Remove the diagnostics of a closed document."""
+    ls.converted.pop(uri, None)
     if not pushes(ls):
         return
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

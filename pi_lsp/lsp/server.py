@@ -42,11 +42,13 @@ from pi_lsp import __version__
 from pi_lsp.core import edits
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Snapshot
+from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText
 
 from .scheduler import Scheduler
+from .transport import FullTexts
 from .workspace_index import WorkspaceIndex
 from .workspace_reports import WorkspaceReports
 
@@ -72,7 +74,15 @@ class _Malformed:
 
 
 class PiProtocol(LanguageServerProtocol):
-    """Language server protocol that leaves document text to the core."""
+    """Language server protocol that leaves document text to the core.
+
+    ``full_texts`` is what the message decoder (:mod:`pi_lsp.lsp.transport`) keeps to
+    decode a full-text append from its end.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.full_texts = FullTexts()
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Structure a message; a request or notification that fails becomes :class:`_Malformed`."""
@@ -166,6 +176,10 @@ class Source:
         return self.analysis.text
 
 
+Converted = tuple[Finding, types.Diagnostic, tuple[str | None, ...]]
+"""A finding, the diagnostic it was converted to, and the line objects its ranges lie on."""
+
+
 class PiLanguageServer(LanguageServer):
     """The server and its state: documents, settings, encoding, scheduler, reader."""
 
@@ -184,6 +198,9 @@ class PiLanguageServer(LanguageServer):
         self.workspace_index: WorkspaceIndex | None = None
         self.workspace_reports: WorkspaceReports | None = None
         self.watching: asyncio.Task[None] | None = None  # the request to watch session files
+        # per open document: the diagnostic of each finding last converted, under a key
+        # naming the encoding and settings (diagnostics.items reuses them)
+        self.converted: dict[str, tuple[Any, dict[int, Converted]]] = {}
 
     @property
     def encoding(self) -> Encoding:

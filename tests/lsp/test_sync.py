@@ -156,3 +156,36 @@ async def test_pulling_client_gets_no_pushed_duplicates(default_client: Language
 async def test_client_that_cannot_pull_gets_pushed(push_only_client: LanguageClient) -> None:
     diags = await open_document(push_only_client, "\n".join([HEADER, entry("a", "x")]))
     assert [d.code for d in diags] == ["PI400"]
+
+
+async def test_a_large_document_grown_by_full_text_changes_is_analysed_as_sent(
+    client: LanguageClient,
+) -> None:
+    """Full-text appends to a document over 1 MiB (the decoder sends them as insertions at
+    the end): what is published equals the diagnostics of the same text opened anew."""
+    uri = "file:///tmp/pi-lsp-test/big-append.jsonl"
+    lines = [HEADER, entry("a", None, "é😀 \u2028 " + "x" * 200)]
+    lines += [entry(f"n{k}", f"n{k - 1}" if k else "a", "y" * 300) for k in range(3500)]
+    text = "\n".join(lines) + "\n"
+    assert len(text.encode()) > 1 << 20
+    assert await open_document(client, text, uri) == []
+    version = 1
+    for grown in (
+        text + entry("z", "ghost"),  # a torn-looking end: no newline yet
+        text + entry("z", "ghost") + "\n" + entry("w", "z", "é\u2028") + "\n",
+        text + entry("z", "ghost") + "\n" + entry("w", "z", "é\u2028") + '\n{"type":',
+    ):
+        version += 1
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=grown)],
+            )
+        )
+        while True:
+            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == uri and params.version == version:
+                break
+        fresh = await open_document(client, grown, uri.replace("big-append", f"fresh-{version}"))
+        assert list(params.diagnostics) == fresh
+        assert fresh  # the appended dangling parent (and the cut-off last line) are reported

@@ -1,0 +1,145 @@
+"""The message decoder: a full-text append to a large document is decoded from its end.
+
+:class:`FullTexts` must hand the server either the message as sent or, for an append,
+an insertion at the end of the text that gives exactly the text the client sent; any
+other message about the document makes it forget what it kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from pi_lsp.core.document import Document, Position
+from pi_lsp.core.model import Options
+from pi_lsp.lsp.transport import END, LARGE, FullTexts
+
+URI = "file:///tmp/s.jsonl"
+LINE = '{"type":"message","id":"%05d","parentId":null,"message":{"role":"user","content":"é😀 \\"q\\" \u2028"}}'
+TEXT = "\n".join(LINE % n for n in range(LARGE // len(LINE) + 10)) + "\n"
+
+
+def opened(text: str = TEXT, uri: str = URI) -> bytes:
+    doc = {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}
+    return orjson.dumps(
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": doc}}
+    )
+
+
+def changed(text: str, version: int = 2, uri: str = URI, first: str = "textDocument") -> bytes:
+    params: dict[str, Any] = {"textDocument": {"uri": uri, "version": version}}
+    changes = [{"text": text}]
+    params = (
+        {"contentChanges": changes, **params}
+        if first == "contentChanges"
+        else {**params, "contentChanges": changes}
+    )
+    return orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
+
+
+def applied(text: str, message: dict[str, Any]) -> str:
+    """The text of a document holding ``text`` after the change of ``message``."""
+    doc = Document.open(URI, text, 1, None, Options())
+    for change in message["params"]["contentChanges"]:
+        if "range" in change:
+            start, end = change["range"]["start"], change["range"]["end"]
+            doc.apply_change(
+                Position(start["line"], start["character"]),
+                Position(end["line"], end["character"]),
+                change["text"],
+                "utf-16",
+            )
+        else:
+            doc.replace_all(change["text"])
+    return doc.source
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ['{"type":"label","id":"x"}\n', "\r\n", "", 'torn {"a', "😀\u2028\\"],
+)
+def test_an_append_arrives_as_an_insertion_at_the_end(tail: str) -> None:
+    texts = FullTexts()
+    texts.loads(opened())
+    message = texts.loads(changed(TEXT + tail))
+    change = message["params"]["contentChanges"][0]
+    assert change["range"]["start"] == change["range"]["end"] == {"line": END, "character": 0}
+    assert change["text"] == tail
+    assert message["params"]["textDocument"] == {"uri": URI, "version": 2}
+    assert applied(TEXT, message) == TEXT + tail
+    # appends chain: the next one is decoded from the end of this one
+    again = texts.loads(changed(TEXT + tail + "{}\n", 3))
+    assert again["params"]["contentChanges"][0]["text"] == "{}\n"
+
+
+def test_a_torn_last_line_completed_is_an_append() -> None:
+    torn = TEXT + LINE[:30]
+    texts = FullTexts()
+    texts.loads(opened(torn))
+    message = texts.loads(changed(TEXT + LINE + "\n"))
+    assert applied(torn, message) == TEXT + LINE + "\n"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "x" + TEXT,  # an edit at the start
+        TEXT[:-2] + "\n",  # a shorter text
+        TEXT.replace("00003", "00004", 1) + "{}\n",  # an edit inside, and an append
+    ],
+)
+def test_a_change_that_is_no_append_is_decoded_as_sent(new: str) -> None:
+    texts = FullTexts()
+    texts.loads(opened())
+    body = changed(new)
+    assert texts.loads(body) == orjson.loads(body)
+
+
+def test_any_other_change_forgets_the_kept_text() -> None:
+    texts = FullTexts()
+    texts.loads(opened())
+    edit = {
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        "text": "[",
+    }
+    small = {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [edit]}
+    texts.loads(
+        orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": small})
+    )
+    body = changed(TEXT + "{}\n", 3)
+    assert texts.loads(body) == orjson.loads(body)
+    texts.loads(opened())
+    texts.loads(
+        orjson.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didClose",
+                "params": {"textDocument": {"uri": URI}},
+            }
+        )
+    )
+    assert texts.loads(body) == orjson.loads(body)
+
+
+def test_other_documents_and_other_layouts_are_decoded_as_sent() -> None:
+    texts = FullTexts()
+    texts.loads(opened())
+    other = changed(TEXT + "{}\n", uri="file:///tmp/other.jsonl")
+    assert texts.loads(other) == orjson.loads(other)
+    # the text before the document's URI: not recognised, decoded in full (and kept)
+    late = changed(TEXT + "{}\n", first="contentChanges")
+    assert texts.loads(late) == orjson.loads(late)
+    message = texts.loads(changed(TEXT + "{}\n[]\n", 3))
+    assert message["params"]["contentChanges"][0]["text"] == "[]\n"
+
+
+def test_a_text_orjson_rejects_is_decoded_by_json_and_not_kept() -> None:
+    texts = FullTexts()
+    body = opened().replace(b'"version":1,"text":"', b'"version":1,"text":"\\ud800', 1)
+    message = texts.loads(body)
+    assert message["params"]["textDocument"]["text"] == "\ud800" + TEXT
+    grown = changed(TEXT + "{}\n").replace(b'[{"text":"', b'[{"text":"\\ud800', 1)
+    message = texts.loads(grown)
+    assert message["params"]["contentChanges"] == [{"text": "\ud800" + TEXT + "{}\n"}]
