@@ -143,3 +143,40 @@ def test_a_text_orjson_rejects_is_decoded_by_json_and_not_kept() -> None:
     grown = changed(TEXT + "{}\n").replace(b'[{"text":"', b'[{"text":"\\ud800', 1)
     message = texts.loads(grown)
     assert message["params"]["contentChanges"] == [{"text": "\ud800" + TEXT + "{}\n"}]
+
+
+def test_a_long_chain_of_appends_stays_an_append() -> None:
+    """Each append is checked against the text the previous one left, however many there are."""
+    texts = FullTexts()
+    texts.loads(opened())
+    text = TEXT
+    for n in range(40):
+        tail = LINE % (90000 + n) + "\n"
+        message = texts.loads(changed(text + tail, n + 2))
+        assert message["params"]["contentChanges"] == [
+            {"range": {"start": {"line": END, "character": 0}, "end": {"line": END, "character": 0}},
+             "text": tail}
+        ]
+        text += tail
+    edited = text.replace("00007", "00008", 1) + "{}\n"  # the kept hash is of the whole text
+    assert texts.loads(changed(edited, 99)) == orjson.loads(changed(edited, 99))
+
+
+def test_what_is_kept_of_a_large_text_is_small() -> None:
+    """No second copy of a document: the kept state of a 4 MiB text is under 4 KiB."""
+    import gc
+    import tracemalloc
+
+    big = TEXT * 4
+    body = opened(big)
+    texts = FullTexts()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    data = texts.loads(body)
+    del data
+    gc.collect()
+    kept = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert kept < 4096, kept
+    assert texts.loads(changed(big + "{}\n"))["params"]["contentChanges"][0]["text"] == "{}\n"
