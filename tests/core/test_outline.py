@@ -166,12 +166,21 @@ def test_an_entry_without_a_title_is_named_entry() -> None:
 def test_a_cycle_is_grouped_with_its_lines_and_what_hangs_off_it() -> None:
     # a <-> b is a cycle; c and d hang off a (not on the cycle, not reachable from a root)
     text = doc(
-        header(), _custom("a", "b"), _custom("b", "a"), _custom("c", "a"), _custom("d", "a"),
+        header(),
+        _custom("a", "b"),
+        _custom("b", "a"),
+        _custom("c", "a"),
+        _custom("d", "a"),
         user("e", None),
     )
     nodes = outline(analyze(text), 100)
     group = next(n for n in nodes if n.kind == "cycle")
-    assert (group.name, group.detail, group.line, group.end_line) == ("parent cycle", "2 entries", 1, 2)
+    assert (group.name, group.detail, group.line, group.end_line) == (
+        "parent cycle",
+        "2 entries",
+        1,
+        2,
+    )
     assert _nodes(group.children) == [
         ("custom", 1, 1),  # a branch point off the tree: it covers its own line
         ("branch", 3, 3),
@@ -186,7 +195,8 @@ def test_a_cycle_is_grouped_with_its_lines_and_what_hangs_off_it() -> None:
 
 
 def test_the_cap_notice_points_at_the_first_entry_left_out() -> None:
-    nodes = outline(A, 8)  # 9 entries: the active path first, so l1 (the side branch's end) is left out
+    # 9 entries, the active path listed first: l1 (the side branch's end) is left out
+    nodes = outline(A, 8)
     notice = nodes[-1]
     assert (notice.name, notice.detail, notice.kind, notice.line, notice.end_line) == (
         "… 1 more entries not shown (outline cap 8)",
@@ -238,7 +248,9 @@ def test_side_branches_in_a_cycle_group_nest_one_level_deeper() -> None:
     # d1 continues a's run; d2 is the first side branch, one level inside the cycle group
     depth = _depths(nodes)
     assert [depth[line[f"d{k}"]] for k in range(2, 26)] == [*range(1, 24), 1]
-    assert [x.line for x in nodes if x.kind == "branch"] == [line[f"d{k}"] for k in range(25, n + 1)]
+    assert [x.line for x in nodes if x.kind == "branch"] == [
+        line[f"d{k}"] for k in range(25, n + 1)
+    ]
 
 
 def test_side_branches_of_a_hidden_usage_entry_hang_where_it_would_be() -> None:

@@ -19,6 +19,7 @@ from pi_lsp.core.selection import selection_spans
 from pi_lsp.core.treedata import tree_json
 
 from .features_sample import LINES, PATH, TEXT
+from .pi_sessions import doc, entry, header, user
 
 A = analyze(TEXT, PATH)
 
@@ -236,3 +237,51 @@ def test_tree_json_only_message_entries_have_a_role() -> None:
         n["id"]: n for n in tree_json(analyze("\n".join([LINES[0], LINES[1], other])))["nodes"]
     }
     assert nodes["c1"]["type"] == "custom" and nodes["c1"]["role"] is None
+
+
+def test_code_lenses_of_a_one_entry_session_use_the_singular() -> None:
+    a = analyze(doc(header(), user("u1", None)))
+    assert [(lens.line, lens.title) for lens in code_lenses(a)] == [
+        (0, "1 entry · 0 branch points · 1 leaf · 0 compactions · 0 tokens · $0.0000"),
+        (1, "◀ leaf: pi resumes here (1 entry on the active path)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("children", "where"), [(8, "3, 4, 5, 6, 7, 8, 9, 10"), (9, "3, 4, 5, 6, 7, 8, 9, 10 …")]
+)
+def test_a_branch_point_lens_lists_at_most_eight_branches(children: int, where: str) -> None:
+    kids = [user(f"k{n}", "u1") for n in range(children)]
+    a = analyze(doc(header(), user("u1", None), *kids))
+    titles = [lens.title for lens in code_lenses(a) if lens.line == 1]
+    assert titles == [f"⑂ branch point: {children} branches (lines {where})"]
+
+
+def test_compaction_lenses_name_the_first_kept_entry() -> None:
+    text = doc(
+        header(),
+        user("u1", None),
+        user("u2", "u1"),
+        entry("compaction", "c1", "u2", summary="s", firstKeptEntryId="u1", tokensBefore=5),
+        entry("compaction", "c2", "c1", summary="s", firstKeptEntryId="ghost", tokensBefore=5),
+        entry("compaction", "c3", "c2", summary="s", firstKeptEntryId="c3", tokensBefore=5),
+    )
+    lenses = [(lens.line, lens.title) for lens in code_lenses(analyze(text))]
+    assert lenses[1:4] == [
+        (3, "compaction: keeps from line 2"),  # not its parent's line
+        (4, "compaction: keeps nothing before it"),  # the kept entry does not exist
+        (5, "compaction: keeps from line 6"),  # retain-none: itself
+    ]
+
+
+def test_a_v1_compaction_lens_follows_its_first_kept_entry_index() -> None:
+    v1 = doc(
+        header(None),
+        user(None, False),
+        user(None, False),
+        entry("compaction", None, False, summary="s", firstKeptEntryIndex=2, tokensBefore=5),
+        user(None, False),
+    )
+    assert (3, "compaction: keeps from line 3") in [
+        (x.line, x.title) for x in code_lenses(analyze(v1))
+    ]
