@@ -12,7 +12,7 @@ from pi_lsp.core.doclinks import document_links
 from pi_lsp.core.edits import TextEdit
 from pi_lsp.core.findings import Span
 from pi_lsp.core.folding import Fold, turn_folds
-from pi_lsp.core.inlay import link_hints
+from pi_lsp.core.inlay import Hint, link_hints
 from pi_lsp.core.lens import code_lenses
 from pi_lsp.core.rename import RenameError, prepare_rename, rename
 from pi_lsp.core.selection import selection_spans
@@ -285,3 +285,56 @@ def test_a_v1_compaction_lens_follows_its_first_kept_entry_index() -> None:
     assert (3, "compaction: keeps from line 3") in [
         (x.line, x.title) for x in code_lenses(analyze(v1))
     ]
+
+
+def test_inlay_hints_in_a_file_without_a_header_start_on_its_first_line() -> None:
+    text = doc(
+        entry("label", "l1", "u1", targetId="u1", label="x"),
+        user("u1", None),
+        user("u2", None),
+    )
+    a = analyze(text)
+    down = [h for h in link_hints(a, 0, 9) if h.line == 0]
+    assert down == [
+        Hint(0, a.lines[0].index('"u1"') + 4, "↓ line 2", "parentId → line 2: user: hello"),
+        Hint(0, a.lines[0].rindex('"u1"') + 4, "↓ line 2", "targetId → line 2: user: hello"),
+    ]
+    # u1 comes after another entry (the label), so its null parentId is a reset too
+    new_root = Hint(
+        1, a.lines[1].index("null") + 4, "new root", "parentId is null: a new root (leaf reset)"
+    )
+    assert [h for h in link_hints(a, 0, 9) if h.line == 1] == [new_root]
+
+
+def test_a_root_after_a_broken_first_line_is_not_a_reset() -> None:
+    # no header and no trailing newline: the only entry before u2 is u1
+    a = analyze("{broken\n" + user("u1", None) + "\n" + user("u2", None))
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "new root")]
+
+
+def test_blank_lines_do_not_separate_an_entry_from_its_parent() -> None:
+    text = doc(header(), user("u1", None), "", user("u2", "u1"), "", user("u3", None))
+    assert [(h.line, h.label) for h in link_hints(analyze(text), 0, 9)] == [(5, "new root")]
+
+
+def test_a_leaf_reset_in_a_v2_file_is_a_new_root() -> None:
+    a = analyze(doc(header(2), user("u1", None), user("u2", None)))
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "new root")]
+
+
+def test_a_link_to_no_entry_has_no_hint_but_the_next_link_has() -> None:
+    a = analyze(doc(header(), user("u1", None), entry("label", "l1", "ghost", targetId="u1")))
+    assert [(h.line, h.label, h.tooltip) for h in link_hints(a, 0, 9)] == [
+        (2, "↑ line 2", "targetId → line 2: user: hello")
+    ]
+
+
+def test_a_retain_none_compaction_points_at_itself() -> None:
+    a = analyze(
+        doc(
+            header(),
+            user("u1", None),
+            entry("compaction", "c1", "u1", summary="s", firstKeptEntryId="c1", tokensBefore=1),
+        )
+    )
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "↓ line 3")]
