@@ -123,6 +123,8 @@ def test_block_type_follows_the_role_when_the_line_parses() -> None:
     assert labels == ["text", "thinking", "toolCall"]
     item = completions(A, 3, col).items[0]
     assert (item.start, item.end) == (col, col + len("toolCall"))
+    # the description is the assistant's, not the user's ("text", "image")
+    assert item.documentation == 'Kind of content block; one of "text", "thinking", "toolCall".'
 
 
 # --- where the cursor is --------------------------------------------------------------
@@ -167,7 +169,7 @@ def test_the_value_at_the_end_of_a_half_typed_line(text: str, expected: Context)
     assert _at_end(text) == expected
 
 
-@pytest.mark.parametrize("after", ["", ",", "}", "]", "  ,", "\t}"])
+@pytest.mark.parametrize("after", ["", ",", "}", "]", "  ,", "\t}", ',"b":1}', "},", "]}"])
 def test_an_empty_value_before_a_separator_is_completed(after: str) -> None:
     line = '{"a":' + after
     assert value_context(line, 5) == Context(("a",), False, 5, 5, None)
