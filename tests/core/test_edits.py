@@ -364,9 +364,7 @@ def test_iso_timestamp_default_is_now() -> None:
     before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     stamp = E.iso_timestamp()
     after = datetime.datetime.now(datetime.UTC)
-    moment = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=datetime.UTC
-    )
+    moment = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.UTC)
     assert before <= moment <= after
 
 
