@@ -94,12 +94,9 @@ class Analysis:
         start = len(text) - len(text.lstrip())
         return Span(line, start, len(text.rstrip(" \t\r\n")))
 
-    def span_of(self, line: int, path: tuple[str | int, ...], key: bool = False) -> Span:
-        """The span of a JSON path inside ``line`` (its key when ``key`` and it exists)."""
-        loc = locate(self.text.lines[line], path, self.walked.setdefault(line, {}))
-        if key and loc.key is not None and loc.depth == len(path):
-            return Span(line, *loc.key)
-        return Span(line, *loc.value)
+    def span_of(self, line: int, path: tuple[str | int, ...]) -> Span:
+        """The span of the value at a JSON path inside ``line``."""
+        return Span(line, *locate(self.text.lines[line], path, self.walked.setdefault(line, {})).value)
 
     def entry(self, line: int) -> dict[str, Any]:
         """The parsed object on ``line`` (empty when the line is not an object).
@@ -118,7 +115,9 @@ class Analysis:
         info = self.infos[line]
         if info.value is None or len(self.text.lines[line]) < HUGE_LINE:
             return info.value
-        return parse(self.text.lines[line]).value
+        # as the line was parsed: a header keeps its value after a BOM (only a first line
+        # parses with one, and only a line that parsed gets here)
+        return parse(self.text.lines[line], first=True).value
 
     @property
     def header(self) -> dict[str, Any]:
