@@ -55,6 +55,7 @@ _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_
 _FOLDER = re.compile(r"^--(.*)--$")
 _HEADER_START = re.compile(r'^\s*\{\s*"type"\s*:\s*"session"')
 _SALVAGE = re.compile(r'"(id|timestamp|cwd|parentSession)"\s*:\s*("(?:[^"\\]|\\.)*")')
+_DECODER = json.JSONDecoder()
 _SALVAGE_VERSION = re.compile(r'"version"\s*:\s*(\d+)\s*[,}]')
 
 
@@ -181,11 +182,22 @@ def glued_pieces(text: str) -> tuple[list[str], str] | None:
     bounds = [start for start, _ in glued] + [len(text.rstrip(" \t\r"))]
     pieces = [text[a:b].rstrip(" \t") for a, b in itertools.pairwise(bounds)]
     fragment = "" if glued[0][1] else pieces.pop(0)
+    if fragment and _holds_an_object(fragment):
+        return None  # not cut off: a whole object, then something else (a no-break space)
     for piece in pieces:
         info = parse(piece)
         if info.kind is not Kind.ENTRY or info.type in BLOCK_TYPES or "timestamp" not in info.obj:
             return None
     return pieces, fragment
+
+
+def _holds_an_object(text: str) -> bool:
+    """True when ``text`` starts with a complete JSON value (no write stopped inside it)."""
+    try:
+        _DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _split_glued(a: Analysis) -> Step:

@@ -76,6 +76,10 @@ def test_torn_line_with_an_appended_entry_is_split() -> None:
             ([user(D, C)], '{"type":"message","model":"GPT-X'),
         ),
         ('{"type":"mess\u00a0' + user(D, C), ([user(D, C)], '{"type":"mess\u00a0')),
+        # a whole entry before the next one, but not a space between them: nothing is cut off,
+        # so nothing may be dropped
+        (user(A, None) + "\u00a0" + user(B, A), None),
+        (user(A, None) + "x" + user(B, A), None),
     ],
 )
 def test_glued_pieces(line: str, expected: tuple[list[str], str] | None) -> None:
