@@ -55,6 +55,7 @@ _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_
 _FOLDER = re.compile(r"^--(.*)--$")
 _HEADER_START = re.compile(r'^\s*\{\s*"type"\s*:\s*"session"')
 _SALVAGE = re.compile(r'"(id|timestamp|cwd|parentSession)"\s*:\s*("(?:[^"\\]|\\.)*")')
+_DECODER = json.JSONDecoder()
 _SALVAGE_VERSION = re.compile(r'"version"\s*:\s*(\d+)\s*[,}]')
 
 
@@ -153,8 +154,10 @@ def _safe_fixes(a: Analysis) -> Step:
 
 
 def _due(a: Analysis, finding: Finding) -> bool:
-    """False for a cycle entry other than the one to break: the first entry of the cycle
-    whose parent is on a later line (pi only appends, so that link is the wrong one)."""
+    """False for a cycle entry other than the one to break: the cycle's entry on the
+    earliest line, whose parent is on a later line (pi only appends, so that link is the
+    wrong one). PI402 is reported on the entries of a cycle only, so walking the parents
+    from one of them goes round that cycle."""
     if finding.code != "PI402":
         return True
     ring: list[int] = []
@@ -162,8 +165,7 @@ def _due(a: Analysis, finding: Finding) -> bool:
     while node is not None and node not in ring:
         ring.append(node)
         node = a.tree.parent.get(node)
-    forward = [n for n in ring if (a.tree.parent.get(n) or -1) >= n]
-    return finding.span.line == min(forward or ring)
+    return finding.span.line == min(ring)
 
 
 # -- what only the whole file can tell ------------------------------------------------------
@@ -180,11 +182,22 @@ def glued_pieces(text: str) -> tuple[list[str], str] | None:
     bounds = [start for start, _ in glued] + [len(text.rstrip(" \t\r"))]
     pieces = [text[a:b].rstrip(" \t") for a, b in itertools.pairwise(bounds)]
     fragment = "" if glued[0][1] else pieces.pop(0)
+    if fragment and _holds_an_object(fragment):
+        return None  # not cut off: a whole object, then something else (a no-break space)
     for piece in pieces:
         info = parse(piece)
         if info.kind is not Kind.ENTRY or info.type in BLOCK_TYPES or "timestamp" not in info.obj:
             return None
     return pieces, fragment
+
+
+def _holds_an_object(text: str) -> bool:
+    """True when ``text`` starts with a complete JSON value (no write stopped inside it)."""
+    try:
+        _DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _split_glued(a: Analysis) -> Step:
@@ -224,8 +237,10 @@ def _edge_space(a: Analysis) -> Step:
 
 
 def _final_newline(a: Analysis) -> Step:
+    """A newline after the last line when it holds JSON (a text split into lines always
+    ends with a line without terminator: "" when the text ends with one)."""
     last = len(a.lines) - 1
-    if last < 0 or a.text.terminators[last] or not a.infos[last].parsed:
+    if not a.infos[last].parsed:
         return []
     title = "Add the missing final newline (pi 0.73.1 would glue its next entry onto this line)"
     term = line_terminator(a.text)
@@ -238,7 +253,8 @@ def _header(a: Analysis, path: str | None, skipped: list[str]) -> Step:
         return []
     first = next(i for i, info in enumerate(a.infos) if info.kind is not Kind.BLANK)
     if a.header_line is not None and a.header_line == first:
-        return [] if isinstance(a.header.get("id"), str) else _header_id(a, path)
+        # the header is the first line that parses: PI100 says its id is no string
+        return _header_id(a, path)
     if a.header_line is not None:
         skipped.append(
             f"line {a.header_line + 1} holds a session header but other lines come before it; "

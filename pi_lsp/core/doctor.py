@@ -94,11 +94,13 @@ def kept_range_start(a: Analysis, compaction: int) -> int | None:
     kept_id = obj.get("firstKeptEntryId")
     kept = a.tree.ids.get(kept_id) if isinstance(kept_id, str) else None
     path = a.tree.path_to(compaction)
-    if kept is None or kept == compaction or kept not in path:
+    if kept is None or kept not in path:
         return None
+    # a retain-none compaction keeps only itself: no result in its range, no fault
     fault = first_orphan(a, path, path.index(kept))
     owner = fault[1] if fault is not None else None
-    if owner is None or not _named(a, owner) or first_orphan(a, path, path.index(owner)):
+    # the owner is on the compaction's path, so its id names it (no later duplicate)
+    if owner is None or first_orphan(a, path, path.index(owner)):
         return None
     return owner
 
@@ -129,10 +131,6 @@ class Reorder:
         return self.run[-1]
 
 
-def _interloper(a: Analysis, line: int) -> bool:
-    return a.infos[line].obj.get("type") != "compaction" and sends_as_user(a.infos[line].obj)
-
-
 def reorder_plan(a: Analysis, line: int) -> Reorder | None:
     """How to move the interloping message on ``line`` after the results it separates
     from their call; None unless the entries from the call to the last result form one
@@ -161,7 +159,7 @@ def reorder_plan(a: Analysis, line: int) -> Reorder | None:
     run = run[: last + 1]
     if any(tree.children.get(e) != [nxt] for e, nxt in itertools.pairwise(run)):
         return None
-    moved = tuple(e for e in run if _interloper(a, e))
+    moved = tuple(e for e in run if sends_as_user(a.infos[e].obj))  # never a compaction
     if not moved or not all(_named(a, e) for e in run) or max(run) != run[-1]:
         return None
     order = tuple(e for e in run if e not in moved) + moved

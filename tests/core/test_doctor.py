@@ -5,9 +5,12 @@ passes the pairing rule."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
-from pi_lsp.core import repairs
+import pytest
+
+from pi_lsp.core import doctor, repairs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import apply_edits
@@ -316,3 +319,302 @@ def test_retain_none_compaction_keeps_naming_itself_after_a_rename() -> None:
     out, _ = apply_fix(text, "PI401", 3, "fresh id", replaced={3})
     obj = objs(out)[3]
     assert obj["id"] != A and obj["firstKeptEntryId"] == obj["id"]
+
+
+# ------------------------------------------------------- where the synthetic results go
+
+
+def test_several_answers_are_chained_with_fresh_ids_and_pi_ais_fields() -> None:
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1", "t2")))
+    a = analyze(text)
+    taken = {A, B, "0a1b2c3d"}
+    before = time.time() * 1000
+    edits = doctor.answer_calls(a, 2, taken)
+    assert edits is not None
+    new = objs(apply_edits(a.text, edits))[3:]
+    ids = [o["id"] for o in new]
+    assert len(set(ids)) == 2 and all(isinstance(i, str) and i not in (A, B) for i in ids)
+    assert [o["parentId"] for o in new] == [B, ids[0]]
+    assert [o["message"]["toolCallId"] for o in new] == ["t1", "t2"]
+    assert [o["message"]["toolName"] for o in new] == ["bash", "bash"]
+    for o in new:
+        assert before - 5000 <= o["message"]["timestamp"] <= time.time() * 1000 + 5000
+
+
+def test_answers_go_after_entries_pi_does_not_send_and_before_a_compaction() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        result(C, B, "t1"),
+        entry("label", D, C, targetId=B, label="x"),
+        compaction(E, D, B),
+    )
+    a = analyze(text)
+    out = objs(apply_edits(a.text, doctor.answer_calls(a, 2, set()) or []))
+    new = out[5]
+    assert [o["id"] for o in out[1:]] == [A, B, C, D, new["id"], E]
+    assert new["parentId"] == D and new["message"]["toolCallId"] == "t2"
+    assert out[6]["parentId"] == new["id"]
+
+
+def test_answers_go_before_the_next_assistant_turn() -> None:
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), assistant(C, B))
+    a = analyze(text)
+    out = objs(apply_edits(a.text, doctor.answer_calls(a, 2, set()) or []))
+    assert [o["id"] for o in out[1:]] == [A, B, out[3]["id"], C]
+    assert out[4]["parentId"] == out[3]["id"]
+
+
+def test_only_tool_call_blocks_are_answered() -> None:
+    turn = json.loads(assistant(B, A, calls=("t1",)))
+    turn["message"]["content"][:0] = ["stray", {"type": "text", "text": "x", "id": "not-a-call"}]
+    a = analyze(doc(header(), user(A, None), js(turn)))
+    out = objs(apply_edits(a.text, doctor.answer_calls(a, 2, set()) or []))
+    assert [o["message"]["toolCallId"] for o in out[3:]] == ["t1"]
+
+
+def test_no_answers_for_an_answered_turn_or_one_off_the_resumed_path() -> None:
+    answered = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"))
+    assert doctor.answer_calls(analyze(answered), 2, set()) is None
+    elsewhere = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), user(C, A, "other"))
+    assert doctor.answer_calls(analyze(elsewhere), 2, set()) is None
+
+
+# ---------------------------------------------------------------- moving interlopers
+
+
+def moved(text: str, line: int) -> tuple[list[Any], list[Any]]:
+    """The preferred fix for the interloper on ``line``: (ids, parents) after it; every
+    edit of it changes the text."""
+    a = analyze(text)
+    code = next(f.code for f in a.findings if f.span.line == line and f.code in ("PI423", "PI425"))
+    fix = next(f for f in repairs.fixes(a, code, line) if f.preferred)
+    edits = fix.edits()
+    assert all(apply_edits(text, [e]) != text for e in edits)
+    out = objs(apply_edits(a.text, edits))[1:]
+    return [o["id"] for o in out], [o["parentId"] for o in out]
+
+
+def test_interloper_after_some_of_the_results_moves_after_the_last() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        result(D, B, "t1"),
+        custom(C, D),
+        result(E, C, "t2"),
+        assistant(F, E),
+    )
+    assert moved(text, 4) == ([A, B, D, E, C, F], [None, A, B, D, E, C])
+
+
+def test_the_message_after_the_last_result_stays_in_place() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        custom(C, B),
+        result(D, C, "t1"),
+        user(E, D, "next"),
+        assistant(F, E),
+    )
+    assert moved(text, 3) == ([A, B, D, C, E, F], [None, A, B, D, C, E])
+
+
+def test_two_interlopers_before_a_last_line_without_newline() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        custom(C, B, "one"),
+        custom(E, C, "two"),
+    ) + result(D, E, "t1")
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, "PI423", 3) if f.preferred)
+    out = apply_edits(a.text, fix.edits())
+    assert not out.endswith("\n") and out.count("\n") == text.count("\n")
+    assert [o["id"] for o in objs(out)[1:]] == [A, B, D, C, E]
+
+
+def test_the_gathered_run_stops_at_the_next_assistant_turn() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        custom(C, B),
+        result(D, C, "t1"),
+        assistant(F, D),
+        result(G, F, "t2"),
+    )
+    plan = doctor.reorder_plan(analyze(text), 3)
+    assert plan is not None and plan.run == (3, 4) and plan.order == (4, 3)
+
+
+def test_a_message_that_is_no_tool_result_answers_no_call() -> None:
+    system = entry("message", G, D, message={"role": "system", "content": "s", "toolCallId": "t1"})
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        custom(C, B),
+        result(D, C, "t1"),
+        system,
+    )
+    plan = doctor.reorder_plan(analyze(text), 3)
+    assert plan is not None and plan.run == (3, 4)
+
+
+def test_the_walk_down_the_exchange_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        custom(C, B),
+        result(D, C, "t1"),
+        result(E, D, "t2"),
+    )
+    plan = doctor.reorder_plan(analyze(text), 3)
+    assert plan is not None and plan.run == (3, 4, 5)
+    monkeypatch.setattr(doctor, "WALK_LIMIT", 2)  # the message and one entry after it
+    plan = doctor.reorder_plan(analyze(text), 3)
+    assert plan is not None and plan.run == (3, 4)
+
+
+def test_no_plan_without_a_turn_above_or_a_message_to_move() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+    )
+    a = analyze(text)
+    assert doctor.reorder_plan(a, 1) is None  # nothing above the first message
+    assert doctor.reorder_plan(a, 3) is None  # only results between the turn and the last one
+
+
+def test_no_move_when_the_last_results_id_is_taken_by_a_later_entry() -> None:
+    # the moved message's parent would name the later entry
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        custom(C, B),
+        result(D, C, "t1"),
+        entry("label", D, A, targetId=A, label="same id"),
+    )
+    a = analyze(text)
+    assert doctor.reorder_plan(a, 3) is None
+    assert [t for f in a.findings if f.span.line == 3 for t in offered(text, f.code, 3)] == []
+
+
+# ---------------------------------------------------------------------- kept ranges
+
+
+def test_no_kept_range_start_for_an_odd_or_sound_compaction() -> None:
+    odd = entry("compaction", E, D, summary="s", firstKeptEntryId=[C], tokensBefore=1)
+    off_path = compaction(E, D, G)
+    sound = compaction(E, D, B)
+    for last in (odd, off_path, sound):
+        text = doc(
+            header(),
+            user(A, None),
+            assistant(B, A, calls=("t1",)),
+            result(C, B, "t1"),
+            assistant(D, C),
+            user(G, A, "another branch"),
+            last,
+        )
+        assert doctor.kept_range_start(analyze(text), 6) is None
+
+
+# -------------------------------------------------------------------- context edits
+
+
+def test_omitting_several_results_appends_a_chain_of_context_edits() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+        assistant(E, D),
+        edit(F, E, B),
+    )
+    a = analyze(text)
+    out = apply_edits(a.text, repairs.fixes(a, "PI423", 6)[0].edits())
+    added = objs(out)[7:]
+    ids = [o["id"] for o in added]
+    assert len(set(ids)) == 2 and all(
+        isinstance(i, str) and i not in (A, B, C, D, E, F) for i in ids
+    )
+    assert [(o["parentId"], o["targetId"], o["replacement"]) for o in added] == [
+        (F, C, None),
+        (ids[0], D, None),
+    ]
+    assert all(o["timestamp"].endswith("Z") for o in added)
+    assert sends_cleanly(analyze(out))
+    assert doctor.omit_results(a, [], set()) == []
+
+
+def test_only_the_results_the_cause_orphans_are_omitted() -> None:
+    # an edit (line 5) orphans line 3, a dropped turn (line 6) orphans line 7
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C),
+        edit(E, D, B),
+        assistant(F, E, calls=("t2",), stop="aborted"),
+        result(G, F, "t2"),
+        user(H, G),
+    )
+    a = analyze(text)
+    assert (doctor.orphaned_by(a, 5), doctor.orphaned_by(a, 6)) == ([3], [7])
+
+
+def test_context_edits_omit_only_results_on_the_resumed_path_of_a_v3_session() -> None:
+    v3 = edited()
+    a = analyze(v3)
+    assert doctor.can_omit(a, [3])
+    assert not doctor.can_omit(a, [])
+    other = analyze(edited(None, user(F, A, "elsewhere")))
+    assert not doctor.can_omit(other, [3])  # line 3 is off the resumed path
+    v2 = analyze(v3.replace('"version":3', '"version":2', 1))
+    assert v2.version == 2 and not doctor.can_omit(v2, [3])
+
+
+def test_no_narrowing_without_a_turn_with_calls_or_with_an_odd_replacement() -> None:
+    for target, replacement in ((G, None), ([B], None), (A, None), (B, "text")):
+        text = doc(
+            header(),
+            user(A, None),
+            assistant(B, A, calls=("t1",)),
+            result(C, B, "t1"),
+            assistant(D, C),
+            entry("context_edit", E, D, targetId=target, replacement=replacement),
+        )
+        assert doctor.narrow_edit(analyze(text), 5) is None, (target, replacement)
+
+
+def test_narrowing_adds_only_the_calls_the_replacement_lacks() -> None:
+    held = {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}
+    replacement = {"content": ["stray", {"type": "text", "text": "short"}, held]}
+    turn = json.loads(assistant(B, A, calls=("t1", "t2")))
+    turn["message"]["content"][:0] = ["stray", {"type": "text", "text": "x", "id": "not-a-call"}]
+    text = doc(
+        header(),
+        user(A, None),
+        js(turn),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+        assistant(E, D),
+        entry("context_edit", F, E, targetId=B, replacement=replacement),
+    )
+    a = analyze(text)
+    out = objs(apply_edits(a.text, doctor.narrow_edit(a, 6) or []))
+    content = out[6]["replacement"]["content"]
+    assert content[:3] == replacement["content"]
+    assert [b["id"] for b in content[3:]] == ["t2"]
