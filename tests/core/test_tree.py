@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.tree import Tree, build
+from pi_lsp.core.lines import Kind, LineInfo
+from pi_lsp.core.tree import Tree, build, build_tree, extend
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -227,3 +228,98 @@ def test_tree_of_a_real_branched_session() -> None:
     assert t.leaf == len(entries)
     assert len(t.branch_points) >= 1
     assert t.cycle == set()
+
+
+# ----------------------------------------------------------------------------- the append path
+
+
+def _infos(specs: list[tuple[str | None, str | None]]) -> list[LineInfo]:
+    """A header, then one entry per ``(id, parentId)`` (None: the key is left out)."""
+    out = [LineInfo(Kind.HEADER, {"type": "session", "version": 3})]
+    for ident, parent in specs:
+        obj: dict[str, object] = {"type": "custom"}
+        if ident is not None:
+            obj["id"] = ident
+        obj["parentId"] = parent
+        out.append(LineInfo(Kind.ENTRY, obj))
+    return out
+
+
+def _reserved(specs: list[tuple[str | None, str | None]]) -> set[str]:
+    """Parent ids of the entries that name no entry (the ones a new entry must not take)."""
+    ids = {ident for ident, _ in specs}
+    return {p for _, p in specs if p is not None and p not in ids}
+
+
+def _can_extend(old: list[tuple[str | None, str | None]], new: list[tuple[str | None, str | None]]) -> bool:
+    """Adding ``new`` to ``old`` changes no earlier entry: fresh string ids, none reserved,
+    and every parent already written (or the entry itself, or none at all)."""
+    seen = {ident for ident, _ in old}
+    reserved = _reserved(old)
+    for ident, parent in new:
+        if ident is None or ident in seen or ident in reserved:
+            return False
+        seen.add(ident)
+        later = {i for i, _ in new[new.index((ident, parent)) + 1 :]}
+        if parent in later and parent not in {i for i, _ in old}:
+            return False
+    return True
+
+
+# ids a..e; each entry names a parent among them, itself, none, or one no entry has
+_IDS = ["a", "b", "c", "d", "e"]
+_PARENTS = [None, "a", "b", "c", "d", "e", "zz"]
+
+
+def _drawn_sessions() -> list[list[tuple[str | None, str | None]]]:
+    out = []
+    for n in range(1, 5):
+        for parents in itertools.product(_PARENTS, repeat=n):
+            out.append(list(zip(_IDS[:n], parents, strict=True)))
+    # repeated and missing ids
+    out += [
+        [("a", None), ("a", None)],
+        [("a", None), ("b", "a"), ("a", "b")],
+        [("a", None), (None, "a"), ("b", "a")],
+        [("a", "zz"), ("zz", None)],
+        [("a", None), ("b", "a"), ("zz", "a")],
+    ]
+    return out
+
+
+@pytest.mark.parametrize("split", [0, 1, 2, 3])
+def test_extending_a_tree_by_appended_entries_gives_the_fresh_tree(split: int) -> None:
+    extended = 0
+    for specs in _drawn_sessions():
+        if split >= len(specs):
+            continue
+        old_specs, new_specs = specs[:split], specs[split:]
+        infos = _infos(specs)
+        old = build_tree(infos[: split + 1], "pi", 3, 0)
+        grown = extend(old, infos, list(range(split + 1, len(infos))), _reserved(old_specs))
+        fresh = build_tree(infos, "pi", 3, 0)
+        if not _can_extend(old_specs, new_specs):
+            assert grown is None, specs
+            continue
+        assert grown == fresh, specs
+        extended += 1
+    assert extended > 100
+
+
+def test_extending_a_branch_off_the_leaf_path_renumbers_the_tree() -> None:
+    # a ─ b ─ c, then d under a (not on the path to the leaf c): a's later children move
+    specs: list[tuple[str | None, str | None]] = [("a", None), ("b", "a"), ("c", "b"), ("d", "a")]
+    infos = _infos(specs)
+    grown = extend(build_tree(infos[:4], "pi", 3, 0), infos, [4], set())
+    assert grown is not None
+    assert grown.children[1] == [2, 4]
+    assert grown.active == [1, 4]
+    assert grown.is_ancestor(1, 4) and not grown.is_ancestor(2, 4) and not grown.is_ancestor(4, 3)
+    assert grown == build_tree(infos, "pi", 3, 0)
+
+
+def test_extending_an_empty_tree() -> None:
+    infos = _infos([])
+    grown = extend(build_tree(infos, "pi", 3, 0), infos, [], set())
+    assert grown is not None
+    assert grown.leaf is None and grown.active == [] and grown.entries == []
