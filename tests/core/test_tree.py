@@ -251,7 +251,9 @@ def _reserved(specs: list[tuple[str | None, str | None]]) -> set[str]:
     return {p for _, p in specs if p is not None and p not in ids}
 
 
-def _can_extend(old: list[tuple[str | None, str | None]], new: list[tuple[str | None, str | None]]) -> bool:
+def _can_extend(
+    old: list[tuple[str | None, str | None]], new: list[tuple[str | None, str | None]]
+) -> bool:
     """Adding ``new`` to ``old`` changes no earlier entry: fresh string ids, none reserved,
     and every parent already written (or the entry itself, or none at all)."""
     seen = {ident for ident, _ in old}
