@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from pi_lsp.core.config_file import (
     file_settings,
     find_project_config,
     layered_settings,
+    read_config,
     user_config,
 )
 from pi_lsp.core.findings import Finding, Severity, Span
@@ -302,3 +304,113 @@ def test_merge_replaces_what_it_cannot_combine() -> None:
     }
     assert merge({"select": ["PI1"]}, {"select": ["PI4"]}) == {"select": ["PI4"]}
     assert merge() == {}
+
+
+# ----------------------------------------------------------------------------- configuration files
+
+
+def test_user_config_on_windows_is_under_appdata(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("APPDATA", str(home / "roaming"))
+    assert user_config() == home / "xdg" / "pi-lsp" / "pi-lsp.toml"  # not Windows: XDG
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert user_config() == home / "roaming" / "pi-lsp" / "pi-lsp.toml"
+    monkeypatch.delenv("APPDATA")
+    assert user_config() == home / "xdg" / "pi-lsp" / "pi-lsp.toml"
+
+
+def test_user_config_defaults_to_dot_config(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(home / "me"))
+    assert user_config() == home / "me" / ".config" / "pi-lsp" / "pi-lsp.toml"
+
+
+def test_a_folder_named_like_the_file_is_no_configuration(home: Path) -> None:
+    (home / "p" / "pi-lsp.toml").mkdir(parents=True)
+    (home / "pi-lsp.toml").write_text("outline-cap = 7\n", encoding="utf-8")
+    assert find_project_config(home / "p") == home / "pi-lsp.toml"
+    assert find_project_config(home / "p" / "s.jsonl") == home / "pi-lsp.toml"
+
+
+def test_the_project_file_is_looked_for_from_a_file_s_own_folder(home: Path) -> None:
+    (home / "a").mkdir()
+    (home / "a" / "pi-lsp.toml").write_text("outline-cap = 7\n", encoding="utf-8")
+    session = home / "a" / "s.jsonl"
+    session.write_text("", encoding="utf-8")
+    assert find_project_config(session) == home / "a" / "pi-lsp.toml"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"nope = 1\n",
+            "unknown key 'nope' (known: severity, select, ignore, large-line-threshold,"
+            " outline-cap, diagnostic-mode)",
+        ),
+        (
+            b"large-line-threshold = -1\n",
+            "large-line-threshold: expected a positive integer, got -1",
+        ),
+        (
+            b'diagnostic-mode = "x"\n',
+            "diagnostic-mode: expected one of auto, push, pull, both, got 'x'",
+        ),
+        (
+            b'diagnostic-mode = "x"\noutline-cap = 0\n',
+            "outline-cap: expected a positive integer, got 0",
+        ),
+        (
+            b'select = ["PI9"]\nignore = ["PI8"]\n',
+            "select: 'PI9' is no code and no prefix of one (codes: PI001…PI500)",
+        ),
+        (b"\xff = 1\n", "not valid TOML: "),
+    ],
+)
+def test_a_file_s_first_problem_is_reported_with_the_key_as_the_file_spells_it(
+    home: Path, data: bytes, message: str
+) -> None:
+    path = home / "pi-lsp.toml"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as caught:
+        read_config(path)
+    assert str(caught.value).startswith(f"{path}: {message}")
+    if not message.endswith(": "):
+        assert str(caught.value) == f"{path}: {message}"
+
+
+def test_a_file_that_cannot_be_read_is_an_error_naming_it(home: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        read_config(home / "missing.toml")
+    assert str(caught.value) == f"{home / 'missing.toml'}: cannot read: No such file or directory"
+    (home / "dir.toml").mkdir()
+    with pytest.raises(ConfigError) as caught:
+        read_config(home / "dir.toml")
+    assert str(caught.value) == f"{home / 'dir.toml'}: cannot read: Is a directory"
+
+
+def test_a_file_is_read_again_when_it_changes_and_its_settings_cannot_be_changed_by_a_reader(
+    home: Path,
+) -> None:
+    path = home / "pi-lsp.toml"
+    path.write_text("outline-cap = 7\n", encoding="utf-8")
+    first = read_config(path)
+    first["outlineCap"] = 1
+    assert read_config(path) == {"outlineCap": 7}
+    path.write_text("outline-cap = 70\n", encoding="utf-8")
+    assert read_config(path) == {"outlineCap": 70}
+
+
+def test_a_user_file_that_is_also_the_project_file_is_read_once(home: Path) -> None:
+    folder = home / "xdg" / "pi-lsp"
+    folder.mkdir(parents=True)
+    (folder / "pi-lsp.toml").write_text('ignore = ["PI005"]\n', encoding="utf-8")
+    assert file_settings(folder) == {"ignore": ["PI005"]}
+    assert file_settings(None) == {"ignore": ["PI005"]}
+    assert file_settings(home) == {"ignore": ["PI005"]}
+
+
+def test_no_files_no_settings(home: Path) -> None:
+    assert file_settings(home) == {} and file_settings(None) == {}
+    assert layered_settings(home, {"outlineCap": 0, "ignore": ["PI4"]}) == Settings(ignore=("PI4",))
