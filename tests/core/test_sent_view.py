@@ -324,3 +324,14 @@ def test_a_system_message_between_a_turn_and_its_result_orphans_it() -> None:
         Sent("toolResult", 3, answers="a"),
     ]
     assert _faults(msgs) == [(2, 3, "a", "orphan")]
+
+
+def test_a_result_before_any_turn_is_sent_and_is_an_orphan() -> None:
+    req = request(_ctx(USER, _res("a"), _asst("b"), _res("b")))
+    assert _shape(req) == [
+        ("user", 1, None),
+        ("toolResult", 2, "a"),
+        ("assistant", 3, ("b",)),
+        ("toolResult", 4, "b"),
+    ]
+    assert _faults(req.messages) == [(1, 2, "a", "orphan")]
