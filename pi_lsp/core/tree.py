@@ -52,14 +52,16 @@ class Tree:
         return out
 
     def descendants(self, line: int) -> Iterable[int]:
-        """All entries below ``line`` (depth first, iterative; each once, even on a cycle)."""
-        seen = {line}
+        """All entries below ``line`` (depth first, iterative; each once, even on a cycle).
+
+        Each entry has one parent, so it is reached once; only ``line`` itself, when it
+        lies on a cycle, is reached again (round the cycle), and the walk stops there.
+        """
         stack = list(reversed(self.children.get(line, [])))
         while stack:
             node = stack.pop()
-            if node in seen:
+            if node == line:
                 continue
-            seen.add(node)
             yield node
             stack.extend(reversed(self.children.get(node, [])))
 

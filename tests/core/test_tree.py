@@ -78,7 +78,8 @@ def test_path_to_and_descendants() -> None:
     t = make(BRANCHED)
     assert t.path_to(6) == [1, 2, 5, 6]
     assert t.path_to(1) == [1]
-    assert sorted(t.descendants(2)) == [3, 4, 5, 6]
+    assert list(t.descendants(2)) == [3, 4, 5, 6]
+    assert list(t.descendants(1)) == [2, 3, 4, 5, 6]
     assert list(t.descendants(4)) == []
 
 
@@ -124,6 +125,15 @@ def test_leaf_in_a_cycle_has_a_bounded_active_path() -> None:
 def test_is_ancestor_inside_a_cycle_never_hangs(a: int, b: int) -> None:
     t = make(CYCLES)
     assert t.is_ancestor(a, b) is (a == b)
+
+
+@pytest.mark.parametrize(
+    ("line", "below"), [(3, [4, 5, 7]), (4, [5, 3, 7]), (5, [3, 4, 7]), (6, []), (7, [])]
+)
+def test_descendants_of_a_cycle_entry_are_the_rest_of_the_cycle_and_what_hangs_off_it(
+    line: int, below: list[int]
+) -> None:
+    assert list(make(CYCLES).descendants(line)) == below
 
 
 @pytest.mark.parametrize("line", [3, 6])
