@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.core import tree as tree_module
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.lines import Kind, LineInfo
 from pi_lsp.core.tree import Tree, build, build_tree, extend
@@ -335,3 +336,34 @@ def test_extending_an_empty_tree() -> None:
     grown = extend(build_tree(infos, "pi", 3, 0), infos, [], set())
     assert grown is not None
     assert grown.leaf is None and grown.active == [] and grown.entries == []
+
+
+@pytest.mark.parametrize("parent", [5, [], {"id": "a"}, True])
+def test_an_appended_entry_whose_parent_id_is_no_string_is_a_root(parent: object) -> None:
+    infos = _infos([("a", None)])
+    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    grown = extend(build_tree(infos[:2], "pi", 3, 0), infos, [2], set())
+    assert grown is not None
+    assert grown.roots == [1, 2] and grown.active == [2]
+    assert grown == build_tree(infos, "pi", 3, 0)
+
+
+def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a long chain, then turns appended under its leaf and a new root: no renumbering
+    specs: list[tuple[str | None, str | None]] = [("e0", None)]
+    specs += [(f"e{n}", f"e{n - 1}") for n in range(1, 2000)]
+    new = [("n1", "e1999"), ("n2", "n1"), ("n3", "n1"), ("r", None), ("r1", "r")]
+    infos = _infos(specs + new)
+    old = build_tree(infos[: len(specs) + 1], "pi", 3, 0)
+    fresh = build_tree(infos, "pi", 3, 0)
+
+    def no_renumbering(tree: Tree) -> None:
+        raise AssertionError("renumbered the whole tree")
+
+    monkeypatch.setattr(tree_module, "_number", no_renumbering)
+    lines = list(range(len(specs) + 1, len(infos)))
+    grown = extend(old, infos, lines, set())
+    assert grown == fresh
+    assert grown.active[-2:] == [len(infos) - 2, len(infos) - 1]
