@@ -214,15 +214,15 @@ def extend(
 def _active(old: Tree, tree: Tree) -> list[int]:
     """The active path of ``tree``, reusing the part it shares with ``old``'s."""
     assert tree.leaf is not None
-    chain: list[int] = []
+    if tree.cycle:  # old's path may not start at a root: walk it again (bounded)
+        return tree.path_to(tree.leaf)
+    chain: list[int] = []  # without cycles, the walk up from the leaf ends at a root
     node: int | None = tree.leaf
-    while node is not None and node not in old.active_set and len(chain) <= len(tree.entries):
+    while node is not None and node not in old.active_set:
         chain.append(node)
         node = tree.parent.get(node)
-    if node is None or tree.cycle or old.leaf not in old.tin:
-        return tree.path_to(tree.leaf)
     chain.reverse()
-    return old.active[: tree.depth[node] + 1] + chain
+    return chain if node is None else old.active[: tree.depth[node] + 1] + chain
 
 
 def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:

@@ -367,3 +367,24 @@ def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
     grown = extend(old, infos, lines, set())
     assert grown == fresh
     assert grown.active[-2:] == [len(infos) - 2, len(infos) - 1]
+
+
+@pytest.mark.parametrize("parent", [5, [], {"id": "a"}])
+def test_a_parent_id_that_is_no_string_makes_a_root(parent: object) -> None:
+    infos = _infos([("a", None)])
+    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    t = build_tree(infos, "pi", 3, 0)
+    assert t.roots == [1, 2] and t.parent[2] is None and t.active == [2]
+
+
+def test_the_active_path_after_an_append_that_leaves_the_old_path() -> None:
+    # a ─ b ─ c (leaf), then x under a and y under x: the path runs a, x, y
+    specs: list[tuple[str | None, str | None]] = [("a", None), ("b", "a"), ("c", "b")]
+    specs += [("x", "a"), ("y", "x"), ("z", None), ("w", "b")]
+    infos = _infos(specs)
+    for cut in range(1, len(specs)):
+        old = build_tree(infos[: cut + 1], "pi", 3, 0)
+        grown = extend(old, infos, list(range(cut + 1, len(infos))), set())
+        assert grown is not None
+        assert grown.active == [1, 2, 7]
+        assert grown == build_tree(infos, "pi", 3, 0)
