@@ -33,6 +33,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     with pytest.raises(OSError) as caught:
         read_bytes(fifo)
     assert caught.value.errno == errno.EINVAL
+    assert caught.value.filename == str(fifo)  # like any error of open(): it names the file
     assert cannot_read(fifo, caught.value) == f"{fifo}: cannot read: not a regular file"
 
 
