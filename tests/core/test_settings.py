@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -414,3 +415,16 @@ def test_a_user_file_that_is_also_the_project_file_is_read_once(home: Path) -> N
 def test_no_files_no_settings(home: Path) -> None:
     assert file_settings(home) == {} and file_settings(None) == {}
     assert layered_settings(home, {"outlineCap": 0, "ignore": ["PI4"]}) == Settings(ignore=("PI4",))
+
+
+def test_a_file_is_read_again_when_only_its_time_or_only_its_size_changes(home: Path) -> None:
+    path = home / "pi-lsp.toml"
+    path.write_text("outline-cap = 7\n", encoding="utf-8")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    assert read_config(path) == {"outlineCap": 7}
+    path.write_text("outline-cap = 8\n", encoding="utf-8")  # the same size
+    os.utime(path, ns=(2_000_000_000, 2_000_000_000))
+    assert read_config(path) == {"outlineCap": 8}
+    path.write_text("outline-cap = 80\n", encoding="utf-8")  # the same time
+    os.utime(path, ns=(2_000_000_000, 2_000_000_000))
+    assert read_config(path) == {"outlineCap": 80}
