@@ -225,7 +225,7 @@ def _active(old: Tree, tree: Tree) -> list[int]:
     return chain if node is None else old.active[: tree.depth[node] + 1] + chain
 
 
-def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
+def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
     """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
     entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
     id_of: dict[int, str] = {}

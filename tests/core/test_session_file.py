@@ -82,8 +82,17 @@ def test_a_file_whose_first_parsed_line_is_no_header_has_none(tmp_path: Path) ->
     assert loaded.tree.active == [3, 5, 6]  # still followed by parentId
 
 
-def test_edge_whitespace_is_parsed_on_the_first_and_last_lines_only(tmp_path: Path) -> None:
-    text = "\n\ufeff" + doc(header(3), user(A, None)) + "\n"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n\ufeff" + doc(header(3), user(A, None)) + "\n",
+        doc(header(3), user(A, None) + "\u00a0", user(B, A) + "\u00a0") + "\n",
+        doc("\ufeff" + header(3), "\ufeff" + user(A, None)),
+    ],
+)
+def test_edge_whitespace_is_parsed_on_the_first_and_last_lines_only(
+    tmp_path: Path, text: str
+) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text(text, encoding="utf-8")
     loaded = load(str(path))

@@ -308,9 +308,9 @@ def test_extending_a_tree_by_appended_entries_gives_the_fresh_tree(split: int) -
             continue
         old_specs, new_specs = specs[:split], specs[split:]
         infos = _infos(specs)
-        old = build_tree(infos[: split + 1], "pi", 3, 0)
+        old = build_tree(infos[: split + 1], "pi", 3)
         grown = extend(old, infos, list(range(split + 1, len(infos))), _reserved(old_specs))
-        fresh = build_tree(infos, "pi", 3, 0)
+        fresh = build_tree(infos, "pi", 3)
         if not _can_extend(old_specs, new_specs):
             assert grown is None, specs
             continue
@@ -323,17 +323,17 @@ def test_extending_a_branch_off_the_leaf_path_renumbers_the_tree() -> None:
     # a ─ b ─ c, then d under a (not on the path to the leaf c): a's later children move
     specs: list[tuple[str | None, str | None]] = [("a", None), ("b", "a"), ("c", "b"), ("d", "a")]
     infos = _infos(specs)
-    grown = extend(build_tree(infos[:4], "pi", 3, 0), infos, [4], set())
+    grown = extend(build_tree(infos[:4], "pi", 3), infos, [4], set())
     assert grown is not None
     assert grown.children[1] == [2, 4]
     assert grown.active == [1, 4]
     assert grown.is_ancestor(1, 4) and not grown.is_ancestor(2, 4) and not grown.is_ancestor(4, 3)
-    assert grown == build_tree(infos, "pi", 3, 0)
+    assert grown == build_tree(infos, "pi", 3)
 
 
 def test_extending_an_empty_tree() -> None:
     infos = _infos([])
-    grown = extend(build_tree(infos, "pi", 3, 0), infos, [], set())
+    grown = extend(build_tree(infos, "pi", 3), infos, [], set())
     assert grown is not None
     assert grown.leaf is None and grown.active == [] and grown.entries == []
 
@@ -342,10 +342,10 @@ def test_extending_an_empty_tree() -> None:
 def test_an_appended_entry_whose_parent_id_is_no_string_is_a_root(parent: object) -> None:
     infos = _infos([("a", None)])
     infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
-    grown = extend(build_tree(infos[:2], "pi", 3, 0), infos, [2], set())
+    grown = extend(build_tree(infos[:2], "pi", 3), infos, [2], set())
     assert grown is not None
     assert grown.roots == [1, 2] and grown.active == [2]
-    assert grown == build_tree(infos, "pi", 3, 0)
+    assert grown == build_tree(infos, "pi", 3)
 
 
 def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
@@ -356,8 +356,8 @@ def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
     specs += [(f"e{n}", f"e{n - 1}") for n in range(1, 2000)]
     new = [("n1", "e1999"), ("n2", "n1"), ("n3", "n1"), ("r", None), ("r1", "r")]
     infos = _infos(specs + new)
-    old = build_tree(infos[: len(specs) + 1], "pi", 3, 0)
-    fresh = build_tree(infos, "pi", 3, 0)
+    old = build_tree(infos[: len(specs) + 1], "pi", 3)
+    fresh = build_tree(infos, "pi", 3)
 
     def no_renumbering(tree: Tree) -> None:
         raise AssertionError("renumbered the whole tree")
@@ -373,7 +373,7 @@ def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
 def test_a_parent_id_that_is_no_string_makes_a_root(parent: object) -> None:
     infos = _infos([("a", None)])
     infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
-    t = build_tree(infos, "pi", 3, 0)
+    t = build_tree(infos, "pi", 3)
     assert t.roots == [1, 2] and t.parent[2] is None and t.active == [2]
 
 
@@ -383,8 +383,8 @@ def test_the_active_path_after_an_append_that_leaves_the_old_path() -> None:
     specs += [("x", "a"), ("y", "x"), ("z", None), ("w", "b")]
     infos = _infos(specs)
     for cut in range(1, len(specs)):
-        old = build_tree(infos[: cut + 1], "pi", 3, 0)
+        old = build_tree(infos[: cut + 1], "pi", 3)
         grown = extend(old, infos, list(range(cut + 1, len(infos))), set())
         assert grown is not None
         assert grown.active == [1, 2, 7]
-        assert grown == build_tree(infos, "pi", 3, 0)
+        assert grown == build_tree(infos, "pi", 3)
