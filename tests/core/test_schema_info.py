@@ -73,19 +73,36 @@ DEFS: dict[str, Any] = {
             {"if": {"properties": {"role": {"const": "system"}}}, "then": {"x-pi-since": "3.0"}},
             {"if": ROLE_USER},
             "not a branch",
+            {
+                "if": {"properties": {"tone": {"const": "loud"}, "role": {"const": "shout"}}},
+                "then": {"properties": {"shouted": {"description": "shouting"}}},
+            },
+            {
+                "if": {"properties": {"role": "no rule", "tone": {"enum": ["soft"]}}},
+                "then": {"properties": {"soft": {"description": "softly"}}},
+            },
+            {"if": {"properties": "junk"}, "then": {"properties": {"any": {"description": "any"}}}},
         ],
     },
     "user": {
         "x-pi-since": "2.0",
-        "properties": {"content": {"description": "the prompt"}, "role": {"const": "user"}},
+        "properties": {
+            "content": {"description": "the prompt", "x-pi-consequence": NEAR},
+            "role": {"const": "user"},
+        },
+        "if": {"properties": {"mood": {"const": "happy"}}},
+        "then": {"properties": {"smile": {"description": "a smile"}}},
     },
     "bot": {
         "x-pi-since": 2,
-        "properties": {"content": {"description": "the reply", "enum": ["r"]}},
+        "properties": {
+            "content": {"description": "the reply", "enum": ["r"], "x-pi-consequence": FAR}
+        },
     },
     "plain": {"description": "a kind with nothing to say about its version"},
     "choice": {
         "anyOf": [
+            {"properties": {"v": True}},
             {"properties": {"v": {"description": "first", "const": "a"}}},
             {"properties": {"v": {"enum": ["b", "a", "c"]}}},
         ],
@@ -274,7 +291,7 @@ def test_a_key_steps_into_an_object_only() -> None:
 def test_allowed_values_are_the_union_over_branches_in_order() -> None:
     assert allowed_values("t", "choice", ("v",)) == ["e", "a", "b", "c", "d"]
     assert description("t", "choice", ("v",)) == "first"
-    assert len(nodes("t", "choice", ("v",))) == 5
+    assert len(nodes("t", "choice", ("v",))) == 6
     assert allowed_values("t", "entry", ("both",)) == ["z"]  # const wins over enum
     assert allowed_values("t", "entry", ("id",)) == ["i1"]
     assert allowed_values("t", "entry", ("type",)) == ["entry"]
@@ -378,3 +395,48 @@ def test_an_assistant_message_s_content_is_described_by_the_assistant_branch() -
     assert assistant is not None and user is not None and assistant != user
     assert "tool calls" in assistant
     assert "stop" in allowed_values("pi.3", "message", ("message", "stopReason"), line)
+
+
+def test_a_definition_that_is_a_reference_is_resolved() -> None:
+    assert nodes("t", "alias", ()) == [DEFS["id"]]
+    assert description("t", "alias", ()) == "the id"
+
+
+def _line(**message: Any) -> dict[str, Any]:
+    return {"type": "entry", "message": message}
+
+
+def test_a_condition_holds_only_when_every_listed_property_present_matches() -> None:
+    shouted = ("message", "shouted")
+    assert description("t", "entry", shouted, _line(role="shout", tone="loud")) == "shouting"
+    assert description("t", "entry", shouted, _line(role="shout")) == "shouting"
+    assert description("t", "entry", shouted, _line(role="user")) is None
+    assert description("t", "entry", shouted, _line(role="shout", tone="soft")) is None
+    soft = ("message", "soft")
+    assert description("t", "entry", soft, _line(role="x", tone="soft")) == "softly"
+    assert description("t", "entry", soft, _line(role="x", tone="loud")) is None
+
+
+def test_a_condition_without_properties_always_holds() -> None:
+    assert description("t", "entry", ("message", "any"), _line(role="user")) == "any"
+    assert description("t", "entry", ("message", "any")) == "any"
+
+
+def test_a_branch_inside_a_branch_is_chosen_by_the_same_instance() -> None:
+    smile = ("message", "smile")
+    assert description("t", "entry", smile, _line(role="user", mood="happy")) == "a smile"
+    assert description("t", "entry", smile, _line(role="user", mood="sad")) is None
+    assert description("t", "entry", smile, _line(role="assistant", mood="happy")) is None
+    assert description("t", "entry", smile) == "a smile"
+
+
+def test_the_instance_selects_the_branch_for_values_and_consequences() -> None:
+    content = ("message", "content")
+    assert allowed_values("t", "entry", content, _line(role="user")) == []
+    assert allowed_values("t", "entry", content, _line(role="assistant")) == ["r"]
+    assert consequence("t", "entry", content, _line(role="assistant")) == Consequence(
+        "warning", "on the definition"
+    )
+    assert consequence("t", "entry", content, _line(role="user")) == Consequence(
+        "error", "near the reference"
+    )
