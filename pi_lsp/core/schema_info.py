@@ -23,22 +23,25 @@ from . import schema
 from .jsonl import PathItem
 
 _MISSING = object()
+_DEFS = "#/$defs/"
 
 
 def _resolve(root: dict[str, Any], node: Any) -> Any:
+    """``node`` with references into the schema's ``$defs`` followed (16 at most: a loop
+    ends). Only nodes of a definition hold references, so ``root`` has ``$defs``."""
     for _ in range(16):
         if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
             break
         ref: str = node["$ref"]
-        if not ref.startswith("#/$defs/"):
+        if not ref.startswith(_DEFS):
             break
-        node = root.get("$defs", {}).get(ref.rsplit("/", 1)[-1])
+        node = root["$defs"].get(ref[len(_DEFS) :])
     return node
 
 
 def _matches(condition: Any, instance: Any) -> bool:
     """True when ``instance`` may satisfy an ``if`` (only ``const``/``enum`` are checked)."""
-    if instance is _MISSING or not isinstance(condition, dict):
+    if not isinstance(condition, dict):
         return True
     props = condition.get("properties")
     if not isinstance(props, dict) or not isinstance(instance, dict):
@@ -170,8 +173,9 @@ def line_kinds(key: str) -> list[str]:
     root = schema.load_schema(key)
     out: list[str] = []
     for branch in root.get("allOf", []):
-        cond = branch.get("if", {}) if isinstance(branch, dict) else {}
-        rule = cond.get("properties", {}).get("type", {}) if isinstance(cond, dict) else {}
+        cond = branch.get("if") if isinstance(branch, dict) else None
+        props = cond.get("properties") if isinstance(cond, dict) else None
+        rule = props.get("type") if isinstance(props, dict) else None
         value = rule.get("const") if isinstance(rule, dict) else None
         if isinstance(value, str) and value not in out:
             out.append(value)

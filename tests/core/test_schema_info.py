@@ -82,6 +82,11 @@ DEFS: dict[str, Any] = {
                 "then": {"properties": {"soft": {"description": "softly"}}},
             },
             {"if": {"properties": "junk"}, "then": {"properties": {"any": {"description": "any"}}}},
+            {
+                "if": {"properties": {"role": {"const": "ghost"}}},
+                "then": {"$ref": "#/$defs/nothing"},
+            },
+            {"if": {"properties": {"role": {"const": "yes"}}}, "then": True},
         ],
     },
     "user": {
@@ -125,6 +130,7 @@ ROOT: dict[str, Any] = {
         {"if": {"properties": {"type": {"const": 5}}}},
         {"if": {"properties": {"type": "junk"}}},
         {"if": "junk"},
+        {"if": {"properties": "junk"}},
         {"then": {}},
         "junk",
         {"if": {"properties": {"type": {"const": "after"}}}},
@@ -440,3 +446,40 @@ def test_the_instance_selects_the_branch_for_values_and_consequences() -> None:
     assert consequence("t", "entry", content, _line(role="user")) == Consequence(
         "error", "near the reference"
     )
+
+
+@pytest.mark.parametrize(
+    "message_node",
+    [True, {"description": "no branches"}, {"allOf": [{"if": ROLE_USER}]}],
+)
+def test_a_message_without_role_branches_has_its_definition_s_version(message_node: Any) -> None:
+    DEFS["message"] = {"x-pi-since": "0.5", "properties": {"message": message_node}}
+    try:
+        assert since("t", {"type": "message", "message": {"role": "user"}}) == "0.5"
+    finally:
+        del DEFS["message"]
+
+
+@pytest.mark.parametrize("role", ["ghost", "yes"])
+def test_a_role_branch_that_is_no_object_has_no_version(role: str) -> None:
+    DEFS["message"] = {"x-pi-since": "0.5", "properties": {"message": {"$ref": "#/$defs/msg"}}}
+    try:
+        assert since("t", {"type": "message", "message": {"role": role}}) == "0.5"
+    finally:
+        del DEFS["message"]
+
+
+def test_the_line_selects_the_message_s_definition_for_its_version() -> None:
+    DEFS["message"] = {
+        "x-pi-since": "0.5",
+        "properties": {"message": {"$ref": "#/$defs/msg"}},
+        "if": {"properties": {"flavour": {"const": "new"}}},
+        "then": {"properties": {"message": {"$ref": "#/$defs/newmsg"}}},
+    }
+    DEFS["newmsg"] = {"allOf": [{"if": ROLE_USER, "then": {"x-pi-since": "5.0"}}]}
+    try:
+        line = {"type": "message", "message": {"role": "user"}}
+        assert since("t", {**line, "flavour": "new"}) == "5.0"
+        assert since("t", {**line, "flavour": "old"}) == "2.0"
+    finally:
+        del DEFS["message"], DEFS["newmsg"]
