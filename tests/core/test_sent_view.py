@@ -335,3 +335,9 @@ def test_a_result_before_any_turn_is_sent_and_is_an_orphan() -> None:
         ("toolResult", 4, "b"),
     ]
     assert _faults(req.messages) == [(1, 2, "a", "orphan")]
+
+
+def test_a_context_that_starts_with_a_result_sends_it() -> None:
+    req = request(_ctx(_res("a"), USER))
+    assert _shape(req) == [("toolResult", 1, "a"), ("user", 2, None)]
+    assert _faults(req.messages) == [(0, 1, "a", "orphan")]
