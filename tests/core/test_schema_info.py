@@ -483,3 +483,33 @@ def test_the_line_selects_the_message_s_definition_for_its_version() -> None:
         assert since("t", {**line, "flavour": "old"}) == "2.0"
     finally:
         del DEFS["message"], DEFS["newmsg"]
+
+
+def test_a_long_chain_of_references_is_followed_to_its_end() -> None:
+    for n in range(30):
+        DEFS[f"hop{n}"] = {"$ref": f"#/$defs/hop{n + 1}"}
+    DEFS["hop30"] = {"description": "the end"}
+    try:
+        assert description("t", "hop0", ()) == "the end"
+    finally:
+        for n in range(31):
+            del DEFS[f"hop{n}"]
+
+
+def test_a_loop_of_two_references_ends() -> None:
+    DEFS["ping"] = {"$ref": "#/$defs/pong"}
+    DEFS["pong"] = {"$ref": "#/$defs/ping"}
+    try:
+        assert nodes("t", "ping", ()) in ([DEFS["ping"]], [DEFS["pong"]])
+        assert description("t", "ping", ()) is None
+    finally:
+        del DEFS["ping"], DEFS["pong"]
+
+
+def test_a_branch_without_a_condition_always_applies() -> None:
+    DEFS["open"] = {"then": {"properties": {"colour": {"description": "a colour"}}}}
+    try:
+        assert description("t", "open", ("colour",), {"colour": "red"}) == "a colour"
+        assert description("t", "open", ("colour",)) == "a colour"
+    finally:
+        del DEFS["open"]
