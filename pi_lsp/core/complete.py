@@ -103,9 +103,9 @@ def value_context(text: str, column: int) -> Context | None:
             if len(stack) == 1 and top.key == "type" and top.state == "value":
                 entry_type = _decode(text[m.start() : end])
             top.state = "after"
-        elif tok in "{[":
+        elif tok in ("{", "["):
             stack.append(_Frame(tok == "{", state="key" if tok == "{" else "value"))
-        elif tok in "}]":
+        elif tok in ("}", "]"):
             if stack:
                 stack.pop()
             if stack:
@@ -115,23 +115,26 @@ def value_context(text: str, column: int) -> Context | None:
         elif tok == ":":
             top.state = "value" if top.is_obj and top.state == "colon" else top.state
             value_from = m.end()
+        elif top.is_obj:  # ","
+            top.state, top.key = "key", None
         else:
-            top.state = "key" if top.is_obj else "value"
-            top.key = None if top.is_obj else top.key
-            top.index += 0 if top.is_obj else 1
+            top.state, top.index = "value", top.index + 1
     if not stack or stack[-1].state != "value":
         return None
     path: list[PathItem] = []
     for frame in stack:
-        if frame.is_obj and frame.key is None:
+        if not frame.is_obj:
+            path.append(frame.index)
+        elif frame.key is None:
             return None
-        path.append(frame.key if frame.is_obj and frame.key is not None else frame.index)
+        else:
+            path.append(frame.key)
     if open_at is not None:
         closed = _closed_end(text, open_at)
         end = closed - 1 if closed is not None else len(text)
         return Context(tuple(path), True, open_at + 1, end, entry_type)
-    gap = _SPACE.match(text, column)
-    after = text[gap.end() : gap.end() + 1] if gap else ""
+    gap = _SPACE.match(text, column).end()  # type: ignore[union-attr]  # matches everywhere
+    after = text[gap : gap + 1]
     if text[value_from:column].strip() or after not in ("", ",", "}", "]"):
         return None
     return Context(tuple(path), False, column, column, entry_type)
@@ -287,7 +290,7 @@ def completions(a: Analysis, line: int, column: int, text: str | None = None) ->
         _id_items(a, line, ctx, out)
     elif ctx.path == TOOL_CALL_ID:
         _tool_items(a, line, ctx, out)
-    elif ctx.path and ctx.path[-1] in ENUM_FIELDS:
+    elif ctx.path[-1] in ENUM_FIELDS:  # a context has a path: it is inside a container
         values, desc = _enum_values(a, line, info, ctx)
         for rank, value in enumerate(values):
             if isinstance(value, str):

@@ -55,7 +55,8 @@ def _messages_of(obj: dict[str, Any]) -> list[Any]:
         summary = obj.get("summary")
         return ["branchSummary"] if summary not in (None, "", 0, False) else []
     if etype == "compaction":
-        return (["system"] if obj.get("systemMessage") else []) + ["compactionSummary"]
+        # its checkpoint system message, when it has one, is not editable either
+        return ["compactionSummary"]
     return []
 
 
@@ -74,9 +75,9 @@ def newest_compaction(a: Analysis, line: int, comps: list[int] | None = None) ->
     best: int | None = None
     tree = a.tree
     for c in compactions(a) if comps is None else comps:
-        if tree.is_ancestor(c, line) and (
-            best is None or tree.depth.get(c, 0) > tree.depth.get(best, 0)
-        ):
+        # an ancestor of ``line`` is numbered (has a depth) unless it is ``line`` itself,
+        # and then it is the only candidate
+        if tree.is_ancestor(c, line) and (best is None or tree.depth[c] > tree.depth[best]):
             best = c
     return best
 
@@ -91,17 +92,18 @@ def in_context(a: Analysis, target: int, leaf: int, comps: list[int] | None = No
     and contributes messages there (an older compaction inside the kept range does not)."""
     tree = a.tree
     c = newest_compaction(a, leaf, comps)
-    if c is None or target == c:
-        return True
-    if tree.is_ancestor(c, target):
-        return True
+    if c is None or tree.is_ancestor(c, target):
+        return True  # no compaction, the compaction itself (the head), or after it
+    # before the compaction (a proper ancestor of it): in the kept range or summarised. A
+    # kept entry that is the compaction itself, after it or on another branch is no
+    # ancestor of the target, so it keeps nothing here.
     if a.infos[target].obj.get("type") == "compaction":
         return False
     kept_id = a.infos[c].obj.get("firstKeptEntryId")
     kept = tree.ids.get(kept_id) if isinstance(kept_id, str) else None
-    if kept is None or kept == c or not tree.is_ancestor(kept, c):
-        return False
-    return tree.is_ancestor(kept, target) and not _is_system(a.infos[target].obj)
+    return (
+        kept is not None and tree.is_ancestor(kept, target) and not _is_system(a.infos[target].obj)
+    )
 
 
 def effect(a: Analysis, line: int, comps: list[int] | None = None) -> EditEffect | None:

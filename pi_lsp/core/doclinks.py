@@ -33,6 +33,7 @@ def document_links(a: Analysis) -> list[DocLink]:
         value = a.header.get(name)
         if isinstance(value, str) and value:
             span = span_of(a, a.header_line, (name,))
-            inner = Span(span.line, span.start + 1, max(span.end - 1, span.start + 1))
+            # a non-empty string: at least one character between the quotes
+            inner = Span(span.line, span.start + 1, span.end - 1)
             out.append(DocLink(inner, session_path(a, value), name))
     return out

@@ -132,10 +132,8 @@ def apply_edits(source: str | SplitText, edits: Iterable[TextEdit]) -> str:
             raise EditConflict(f"position {pos} is outside the document")
         return starts[line] + column
 
-    spans = sorted(
-        ((offset(e.start), offset(e.end), n, e.text) for n, e in enumerate(edits)),
-        key=lambda s: (s[0], s[1], s[2]),
-    )
+    # by position, then in the order given (``n`` is unique: the texts are never compared)
+    spans = sorted((offset(e.start), offset(e.end), n, e.text) for n, e in enumerate(edits))
     out = []
     cursor = 0
     for start, end, _, new in spans:

@@ -37,7 +37,7 @@ def turn_folds(a: Analysis) -> list[Fold]:
     """One fold per turn that spans more than one line, in file order."""
     out: list[Fold] = []
     start: int | None = None
-    last = -1
+    last: int  # set when a turn opens, read only while one is open
 
     def close() -> None:
         if start is not None and last > start:

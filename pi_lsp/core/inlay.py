@@ -49,9 +49,8 @@ def link_hints(a: Analysis, first: int, last: int) -> list[Hint]:
         if is_root and _previous_entry(a, line) is not None:
             end = span_of(a, line, ("parentId",)).end
             out.append(Hint(line, end, "new root", "parentId is null: a new root (leaf reset)"))
-        for site in line_sites(a, line):
-            if site.field == "parentSession" or site.field in TOOL_RESULT_FIELDS:
-                continue
+        # (parentSession, the one link without a line, is on the header: not hinted)
+        for site in [s for s in line_sites(a, line) if s.field not in TOOL_RESULT_FIELDS]:
             targets = resolve(a, site)
             if not targets or targets[0].line is None:
                 continue

@@ -25,7 +25,7 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .findings import Finding, Related, Severity, Span
+from .findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
     from .model import Analysis
@@ -149,7 +149,6 @@ def check(a: Analysis) -> list[Finding]:
         f"the session is {_mib(size)}: {verdict} (it reads the file into one string); pi 1.6 "
         "reads it line by line. Heaviest entries: " + "; ".join(w.describe() for w in top)
     )
-    hl = a.header_line
-    span = a.span_of(hl, ("type",)) if "type" in a.infos[hl].obj else a.line_span(hl)
+    span = a.span_of(a.header_line, ("type",))  # a header always has its "type"
     related = tuple(Related(a.line_span(w.line), w.describe()) for w in top)
-    return [Finding("PI500", Severity.WARNING, Span(hl, span.start, span.end), message, related)]
+    return [Finding("PI500", Severity.WARNING, span, message, related)]

@@ -10,6 +10,7 @@ an unchanged line maps both ways, a line written (or rewritten) since maps to no
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
 
 
@@ -48,7 +49,7 @@ class LineMap:
 
     def to_old(self, line: int) -> int | None:
         """The old line that ``line`` of the new text is, or None when it was written since."""
-        at = bisect.bisect_right(self.runs, (line, float("inf"))) - 1
+        at = bisect.bisect_right(self.runs, (line, math.inf)) - 1
         if at < 0:
             return None
         new, old, length = self.runs[at]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Span
-from .jsonl import locate
+from .jsonl import Walked, locate
 from .limits import MIB
 from .lines import Context, LineInfo, parse
 from .memo import Views
@@ -60,7 +60,9 @@ class Analysis:
     kept).
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
     analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
-    (views of the links kept there stay valid).
+    (views of the links kept there stay valid). ``walked`` keeps, per line, the containers
+    :meth:`span_of` has walked (:data:`~pi_lsp.core.jsonl.Walked`), so many spans in one long
+    line cost one walk of it.
     """
 
     text: SplitText
@@ -79,6 +81,7 @@ class Analysis:
     line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)
     views: Views = field(default_factory=Views, repr=False, compare=False)
     link_views: Views = field(default_factory=Views, repr=False, compare=False)
+    walked: dict[int, Walked] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lines(self) -> list[str]:
@@ -91,12 +94,9 @@ class Analysis:
         start = len(text) - len(text.lstrip())
         return Span(line, start, len(text.rstrip(" \t\r\n")))
 
-    def span_of(self, line: int, path: tuple[str | int, ...], key: bool = False) -> Span:
-        """The span of a JSON path inside ``line`` (its key when ``key`` and it exists)."""
-        loc = locate(self.text.lines[line], path)
-        if key and loc.key is not None and loc.depth == len(path):
-            return Span(line, *loc.key)
-        return Span(line, *loc.value)
+    def span_of(self, line: int, path: tuple[str | int, ...]) -> Span:
+        """The span of the value at a JSON path inside ``line``."""
+        return Span(line, *locate(self.text.lines[line], path, self.walked.setdefault(line, {})).value)
 
     def entry(self, line: int) -> dict[str, Any]:
         """The parsed object on ``line`` (empty when the line is not an object).
@@ -115,7 +115,9 @@ class Analysis:
         info = self.infos[line]
         if info.value is None or len(self.text.lines[line]) < HUGE_LINE:
             return info.value
-        return parse(self.text.lines[line]).value
+        # as the line was parsed: a header keeps its value after a BOM (only a first line
+        # parses with one, and only a line that parsed gets here)
+        return parse(self.text.lines[line], first=True).value
 
     @property
     def header(self) -> dict[str, Any]:

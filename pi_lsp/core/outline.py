@@ -40,10 +40,14 @@ class OutlineNode:
 
 
 def _subtree_ends(tree: Tree) -> dict[int, int]:
-    """The last line of each entry's subtree (post-order over the Euler numbering)."""
+    """The last line of each entry's subtree (post-order over the Euler numbering).
+
+    Only entries reachable from a root are numbered, and their children are too (with an
+    earlier ``tout``), so every child's end is known before its parent's.
+    """
     ends: dict[int, int] = {}
     for node in sorted(tree.tout, key=tree.tout.__getitem__):
-        ends[node] = max([node, *(ends.get(c, c) for c in tree.children.get(node, ()))])
+        ends[node] = max([node, *(ends[c] for c in tree.children.get(node, ()))])
     return ends
 
 
@@ -117,7 +121,7 @@ def outline(a: Analysis, cap: int) -> list[OutlineNode]:
             line = main
     left = len(tree.entries) - len(listed)
     if left > 0:
-        first = next((line for line in tree.entries if line not in listed), tree.entries[-1])
+        first = next(line for line in tree.entries if line not in listed)  # listed ⊆ entries
         top.append(
             OutlineNode(
                 f"… {left} more entries not shown (outline cap {cap})",

@@ -91,10 +91,10 @@ def _append(a: Analysis, fields: list[tuple[str, Any]], now: datetime.datetime |
     first (unless given), then ``fields``, in pi's key order."""
     head: dict[str, Any] = dict(fields[:1])
     head["id"] = fresh_id(taken_ids(a))
-    rest = dict(fields[1:])
-    head["parentId"] = rest.pop("parentId", leaf_id(a))
+    head["parentId"] = leaf_id(a)
     head["timestamp"] = iso_timestamp(now)
-    head.update((k, v) for k, v in rest.items() if v is not UNDEFINED)
+    # a parentId among the fields replaces the leaf, in its place
+    head.update((k, v) for k, v in fields[1:] if v is not UNDEFINED)
     return append_lines(a.text, [js_stringify(head)])
 
 
@@ -171,11 +171,12 @@ def file_name(timestamp: str, ident: str) -> str:
 
 
 def _v3(a: Analysis) -> Analysis:
-    """``a`` itself when it is v3; else the analysis of its migrated text."""
+    """``a`` itself when it is v3; else the analysis of its migrated text (only its lines
+    and tree are read: no path, no options)."""
     m = migrate.plan(a)
     if m is None:
         return a
-    return analyze(migrate.migrated_text(a, m), path=a.path, options=a.options)
+    return analyze(migrate.migrated_text(a, m))
 
 
 def fork(
@@ -218,10 +219,11 @@ def fork(
         if obj.get("parentId", UNDEFINED) != previous:
             pairs.append(("parentId", js_stringify(previous)))
         first_kept = obj.get("firstKeptEntryId")
+        # a retain-none compaction (its own id) is never relinked: ids resolve to their
+        # last line, so no dropped label before it on the path can carry its id
         if (
             obj.get("type") == "compaction"
             and isinstance(first_kept, str)
-            and first_kept != obj.get("id")
             and first_kept in replaced
         ):
             pairs.append(("firstKeptEntryId", js_stringify(replaced[first_kept])))

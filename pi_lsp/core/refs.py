@@ -173,7 +173,8 @@ def _entry_target(a: Analysis, site: Site) -> int | None:
         if 0 < value < len(parsed) and a.infos[parsed[value]].kind is Kind.ENTRY:
             return parsed[value]
         return None
-    if site.field in ID_FIELDS or (a.fmt == "book" and site.field in BOOK_ENTRY_FIELDS):
+    # (only second-dialect lines have sites named after its own entry fields)
+    if site.field in ID_FIELDS or site.field in BOOK_ENTRY_FIELDS:
         return a.tree.ids.get(str(site.value))
     return None
 
@@ -196,7 +197,7 @@ def resolve(a: Analysis, site: Site) -> list[Target]:
 def session_path(a: Analysis, ref: str) -> str:
     """A ``parentSession`` value as a file path (relative ones against this file's folder)."""
     path = os.path.expanduser(ref)
-    if not os.path.isabs(path) and a.path is not None:
+    if a.path is not None:  # an absolute ``path`` stays as it is
         path = os.path.join(os.path.dirname(a.path), path)
     return os.path.normpath(path)
 

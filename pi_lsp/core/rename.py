@@ -21,12 +21,13 @@ def _renamable(a: Analysis, line: int, column: int) -> tuple[Subject, str] | Non
     subject = subject_at(a, line, column)
     if subject is None or (subject.site is None and not subject.declaration):
         return None
-    if subject.kind == "tool" and subject.tool_id is not None:
+    if subject.tool_id is not None:  # only a tool call subject has one
         return subject, subject.tool_id
-    if subject.kind != "entry" or subject.line is None or subject.line not in a.tree.id_of:
+    if subject.line is None:  # a session file
         return None
     if subject.site is not None and subject.site.field not in ID_FIELDS:
-        return None
+        return None  # firstKeptEntryIndex, or a book link
+    # an entry's own id, or a link that resolved by id: the line has that id
     return subject, a.tree.id_of[subject.line]
 
 
@@ -51,13 +52,13 @@ def rename(a: Analysis, line: int, column: int, new_name: str) -> list[TextEdit]
     if not new_name:
         raise RenameError("an id cannot be empty")
     text = dumps(new_name)
-    spans: list[tuple[int, tuple[str | int, ...]]] = []
+    spans: list[tuple[int, tuple[str | int, ...]]]
     if subject.kind == "tool":
         idx = index(a)
         if new_name in idx.calls:
             other = idx.calls[new_name][0][0]
             raise RenameError(f"tool call id '{new_name}' is already used on line {other + 1}")
-        spans += [(n, ("message", "content", b, "id")) for n, b in idx.calls.get(old, [])]
+        spans = [(n, ("message", "content", b, "id")) for n, b in idx.calls.get(old, [])]
         spans += [(site.line, site.path) for site in idx.results.get(old, [])]
     else:
         target = subject.line
@@ -67,7 +68,7 @@ def rename(a: Analysis, line: int, column: int, new_name: str) -> list[TextEdit]
             raise RenameError(f"id '{new_name}' is already used on line {other + 1}")
         if new_name == "root":
             raise RenameError('"root" is reserved: branch_summary fromId "root" means no entry')
-        spans.append((target, ("id",)))
+        spans = [(target, ("id",))]
         spans += [(s.line, s.path) for s in references_to(a, target) if s.field in ID_FIELDS]
     edits = set()
     for n, path in spans:

@@ -106,8 +106,7 @@ def index_file(path: str) -> FileIndex:
     except OSError:
         return FileIndex(path, size, mtime)
     labels: dict[str, str | None] = {}
-    name_line: int | None = None
-    name: str | None = None
+    name: tuple[int, str] | None = None  # the current session name and the line that set it
     for line in f.tree.entries:
         obj = f.infos[line].obj
         if obj.get("type") == "label" and isinstance(obj.get("targetId"), str):
@@ -115,7 +114,8 @@ def index_file(path: str) -> FileIndex:
             labels[obj["targetId"]] = value if isinstance(value, str) and value else None
         elif obj.get("type") == "session_info":
             value = obj.get("name")
-            name_line, name = (line, value.strip()) if isinstance(value, str) and value.strip() else (None, None)
+            given = value.strip() if isinstance(value, str) else ""
+            name = (line, clip(given, 120)) if given else None
     records = []
     for line in f.tree.entries:
         obj = f.infos[line].obj
@@ -125,7 +125,7 @@ def index_file(path: str) -> FileIndex:
         if obj.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
             text = _user_text(message)
         label = labels.get(ident) if ident is not None else None
-        named = clip(name, 120) if line == name_line and name else None
+        named = name[1] if name is not None and name[0] == line else None
         records.append(Record(line, ident, label, named, text))
     return FileIndex(path, size, mtime, records)
 
@@ -156,7 +156,8 @@ def _titles(index: FileIndex, lines: set[int]) -> dict[int, str]:
             return index.titles
         for n in missing:
             if n < len(text):
-                index.titles[n] = object_title(parse(text[n], True, True).obj)
+                # the lines found were entries, which parse alike anywhere in a file
+                index.titles[n] = object_title(parse(text[n]).obj)
     return index.titles
 
 

@@ -22,7 +22,7 @@ def selection_spans(a: Analysis, line: int, column: int) -> list[tuple[int, int]
         spans.append(cur.node.key)
     else:
         start, end = cur.node.value
-        if text[start] == '"' and end - start >= 2 and start < column < end:
+        if text[start] == '"' and start < column < end:  # inside a string: its contents
             spans.append((start + 1, end - 1))
     for node in reversed(cur.chain):
         spans.append(node.value)

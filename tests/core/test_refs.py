@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from itertools import pairwise
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.cursor import cursor_at
-from pi_lsp.core.jsonl import locate, skip_value
+from pi_lsp.core.jsonl import Walked, locate, skip_value
 from pi_lsp.core.refs import (
     Site,
     Target,
@@ -27,6 +28,7 @@ from pi_lsp.core.refs import (
 )
 
 from .features_sample import LINES, PATH, TEXT
+from .pi_sessions import header, user
 
 A = analyze(TEXT, PATH)
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
@@ -192,6 +194,56 @@ json_values = st.recursive(
 def test_locate_finds_every_value_of_random_json(value: object) -> None:
     text = json.dumps({"v": value}, ensure_ascii=False, separators=(", ", ": "))
     _check_spans(text, json.loads(text))
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_values, st.randoms(use_true_random=False))
+def test_locate_with_walked_containers_finds_what_a_fresh_walk_finds(
+    value: object, rnd: random.Random
+) -> None:
+    """One memo of walked containers, shared by every lookup in a line, changes no answer:
+    for every path, a path that goes past a value, and indexes out of range, in any order."""
+    text = json.dumps({"v": value, "v ": [value]}, ensure_ascii=False, separators=(",", ":"))
+    paths = _paths(json.loads(text))
+    paths += [(*p, q) for p in paths for q in ("missing", 7, -1)]
+    rnd.shuffle(paths)
+    walked: Walked = {}
+    for path in paths:
+        assert locate(text, path, walked) == locate(text, path), path
+
+
+def test_spans_of_many_tool_calls_in_one_line_walk_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finding on each of n tool calls of one message costs O(n) scanning, not O(n²)."""
+    import pi_lsp.core.jsonl as jsonl
+
+    def scans(n: int) -> int:
+        calls = [{"type": "toolCall", "id": f"c{i}", "name": "read", "arguments": {}} for i in range(n)]
+        text = "\n".join(
+            [
+                header(3),
+                user("u1", None),
+                json.dumps(
+                    {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t",
+                     "message": {"role": "assistant", "content": calls, "stopReason": "toolUse"}}
+                ),
+            ]
+        )
+        count = 0
+        real = jsonl.skip_value
+
+        def counted(line: str, start: int) -> int:
+            nonlocal count
+            count += 1
+            return real(line, start)
+
+        monkeypatch.setattr(jsonl, "skip_value", counted)
+        a = analyze(text)
+        assert sum(f.code == "PI421" for f in a.findings) == n
+        monkeypatch.setattr(jsonl, "skip_value", real)
+        return count
+
+    small, large = scans(100), scans(400)
+    assert large < 6 * small, (small, large)  # linear: about 4x; one walk per finding: 16x
 
 
 @pytest.mark.parametrize("column", range(0, 40))

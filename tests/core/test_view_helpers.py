@@ -12,13 +12,14 @@ from pi_lsp.core.doclinks import document_links
 from pi_lsp.core.edits import TextEdit
 from pi_lsp.core.findings import Span
 from pi_lsp.core.folding import Fold, turn_folds
-from pi_lsp.core.inlay import link_hints
+from pi_lsp.core.inlay import Hint, link_hints
 from pi_lsp.core.lens import code_lenses
 from pi_lsp.core.rename import RenameError, prepare_rename, rename
 from pi_lsp.core.selection import selection_spans
 from pi_lsp.core.treedata import tree_json
 
 from .features_sample import LINES, PATH, TEXT
+from .pi_sessions import doc, entry, header, user
 
 A = analyze(TEXT, PATH)
 
@@ -236,3 +237,104 @@ def test_tree_json_only_message_entries_have_a_role() -> None:
         n["id"]: n for n in tree_json(analyze("\n".join([LINES[0], LINES[1], other])))["nodes"]
     }
     assert nodes["c1"]["type"] == "custom" and nodes["c1"]["role"] is None
+
+
+def test_code_lenses_of_a_one_entry_session_use_the_singular() -> None:
+    a = analyze(doc(header(), user("u1", None)))
+    assert [(lens.line, lens.title) for lens in code_lenses(a)] == [
+        (0, "1 entry · 0 branch points · 1 leaf · 0 compactions · 0 tokens · $0.0000"),
+        (1, "◀ leaf: pi resumes here (1 entry on the active path)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("children", "where"), [(8, "3, 4, 5, 6, 7, 8, 9, 10"), (9, "3, 4, 5, 6, 7, 8, 9, 10 …")]
+)
+def test_a_branch_point_lens_lists_at_most_eight_branches(children: int, where: str) -> None:
+    kids = [user(f"k{n}", "u1") for n in range(children)]
+    a = analyze(doc(header(), user("u1", None), *kids))
+    titles = [lens.title for lens in code_lenses(a) if lens.line == 1]
+    assert titles == [f"⑂ branch point: {children} branches (lines {where})"]
+
+
+def test_compaction_lenses_name_the_first_kept_entry() -> None:
+    text = doc(
+        header(),
+        user("u1", None),
+        user("u2", "u1"),
+        entry("compaction", "c1", "u2", summary="s", firstKeptEntryId="u1", tokensBefore=5),
+        entry("compaction", "c2", "c1", summary="s", firstKeptEntryId="ghost", tokensBefore=5),
+        entry("compaction", "c3", "c2", summary="s", firstKeptEntryId="c3", tokensBefore=5),
+    )
+    lenses = [(lens.line, lens.title) for lens in code_lenses(analyze(text))]
+    assert lenses[1:4] == [
+        (3, "compaction: keeps from line 2"),  # not its parent's line
+        (4, "compaction: keeps nothing before it"),  # the kept entry does not exist
+        (5, "compaction: keeps from line 6"),  # retain-none: itself
+    ]
+
+
+def test_a_v1_compaction_lens_follows_its_first_kept_entry_index() -> None:
+    v1 = doc(
+        header(None),
+        user(None, False),
+        user(None, False),
+        entry("compaction", None, False, summary="s", firstKeptEntryIndex=2, tokensBefore=5),
+        user(None, False),
+    )
+    assert (3, "compaction: keeps from line 3") in [
+        (x.line, x.title) for x in code_lenses(analyze(v1))
+    ]
+
+
+def test_inlay_hints_in_a_file_without_a_header_start_on_its_first_line() -> None:
+    text = doc(
+        entry("label", "l1", "u1", targetId="u1", label="x"),
+        user("u1", None),
+        user("u2", None),
+    )
+    a = analyze(text)
+    down = [h for h in link_hints(a, 0, 9) if h.line == 0]
+    assert down == [
+        Hint(0, a.lines[0].index('"u1"') + 4, "↓ line 2", "parentId → line 2: user: hello"),
+        Hint(0, a.lines[0].rindex('"u1"') + 4, "↓ line 2", "targetId → line 2: user: hello"),
+    ]
+    # u1 comes after another entry (the label), so its null parentId is a reset too
+    new_root = Hint(
+        1, a.lines[1].index("null") + 4, "new root", "parentId is null: a new root (leaf reset)"
+    )
+    assert [h for h in link_hints(a, 0, 9) if h.line == 1] == [new_root]
+
+
+def test_a_root_after_a_broken_first_line_is_not_a_reset() -> None:
+    # no header and no trailing newline: the only entry before u2 is u1
+    a = analyze("{broken\n" + user("u1", None) + "\n" + user("u2", None))
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "new root")]
+
+
+def test_blank_lines_do_not_separate_an_entry_from_its_parent() -> None:
+    text = doc(header(), user("u1", None), "", user("u2", "u1"), "", user("u3", None))
+    assert [(h.line, h.label) for h in link_hints(analyze(text), 0, 9)] == [(5, "new root")]
+
+
+def test_a_leaf_reset_in_a_v2_file_is_a_new_root() -> None:
+    a = analyze(doc(header(2), user("u1", None), user("u2", None)))
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "new root")]
+
+
+def test_a_link_to_no_entry_has_no_hint_but_the_next_link_has() -> None:
+    a = analyze(doc(header(), user("u1", None), entry("label", "l1", "ghost", targetId="u1")))
+    assert [(h.line, h.label, h.tooltip) for h in link_hints(a, 0, 9)] == [
+        (2, "↑ line 2", "targetId → line 2: user: hello")
+    ]
+
+
+def test_a_retain_none_compaction_points_at_itself() -> None:
+    a = analyze(
+        doc(
+            header(),
+            user("u1", None),
+            entry("compaction", "c1", "u1", summary="s", firstKeptEntryId="c1", tokensBefore=1),
+        )
+    )
+    assert [(h.line, h.label) for h in link_hints(a, 0, 9)] == [(2, "↓ line 3")]
