@@ -313,7 +313,7 @@ def _analyze(
         analysis.tree = grown[0]
         analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
-        analysis.tree = build_tree(infos, fmt, version, header_line)
+        analysis.tree = build_tree(infos, fmt, version)
         analysis.link_findings, analysis.link_state = links.check(analysis)
     lone_leaf = _lone_leaf(analysis.tree, version)
     if start is None:

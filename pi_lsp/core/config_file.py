@@ -57,7 +57,7 @@ def user_config() -> Path:
 
 def find_project_config(start: Path) -> Path | None:
     """The nearest ``pi-lsp.toml`` in ``start`` (a file's folder, or a folder) or above it."""
-    folder = (start if start.is_dir() else start.parent).absolute()
+    folder = start.absolute()  # a file holds no pi-lsp.toml: the walk goes on to its folder
     for candidate in (folder, *folder.parents):
         path = candidate / FILE_NAME
         if path.is_file():

@@ -325,7 +325,7 @@ def _ids_usable_as_v3(a: Analysis) -> bool:
         parent = a.infos[line].obj["parentId"]
         if parent is not None and (not isinstance(parent, str) or parent not in known):
             return False
-    tree = build_tree(a.infos, "pi", 3, a.header_line)
+    tree = build_tree(a.infos, "pi", 3)
     return not tree.cycle
 
 

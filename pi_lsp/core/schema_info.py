@@ -23,22 +23,25 @@ from . import schema
 from .jsonl import PathItem
 
 _MISSING = object()
+_DEFS = "#/$defs/"
 
 
 def _resolve(root: dict[str, Any], node: Any) -> Any:
-    for _ in range(16):
-        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+    """``node`` with references into the schema's ``$defs`` followed, each definition once
+    (a loop ends). Only nodes of a definition hold references, so ``root`` has ``$defs``."""
+    seen: set[int] = set()
+    while isinstance(node, dict) and id(node) not in seen:
+        ref = node.get("$ref")
+        if not (isinstance(ref, str) and ref.startswith(_DEFS)):
             break
-        ref: str = node["$ref"]
-        if not ref.startswith("#/$defs/"):
-            break
-        node = root.get("$defs", {}).get(ref.rsplit("/", 1)[-1])
+        seen.add(id(node))
+        node = root["$defs"].get(ref[len(_DEFS) :])
     return node
 
 
 def _matches(condition: Any, instance: Any) -> bool:
     """True when ``instance`` may satisfy an ``if`` (only ``const``/``enum`` are checked)."""
-    if instance is _MISSING or not isinstance(condition, dict):
+    if not isinstance(condition, dict):
         return True
     props = condition.get("properties")
     if not isinstance(props, dict) or not isinstance(instance, dict):
@@ -82,9 +85,7 @@ def _step(instance: Any, item: PathItem) -> Any:
     return _MISSING
 
 
-def _pairs(
-    key: str, name: str, path: tuple[PathItem, ...], instance: Any
-) -> list[tuple[Any, Any]]:
+def _pairs(key: str, name: str, path: tuple[PathItem, ...], instance: Any) -> list[tuple[Any, Any]]:
     """``(node as written, node with $ref resolved)`` for every node that describes ``path``."""
     root = schema.load_schema(key)
     top = schema.definition(key, name)
@@ -127,7 +128,9 @@ def consequence(
     The annotation next to a ``$ref`` wins over the one on the definition it refers to;
     for a missing value, ``x-pi-consequence-if-missing`` wins over ``x-pi-consequence``.
     """
-    keywords = ("x-pi-consequence-if-missing", "x-pi-consequence") if missing else ("x-pi-consequence",)
+    keywords = (
+        ("x-pi-consequence-if-missing", "x-pi-consequence") if missing else ("x-pi-consequence",)
+    )
     for raw, node in _pairs(key, name, path, instance):
         for where in (raw, node):
             for keyword in keywords:
@@ -170,8 +173,9 @@ def line_kinds(key: str) -> list[str]:
     root = schema.load_schema(key)
     out: list[str] = []
     for branch in root.get("allOf", []):
-        cond = branch.get("if", {}) if isinstance(branch, dict) else {}
-        rule = cond.get("properties", {}).get("type", {}) if isinstance(cond, dict) else {}
+        cond = branch.get("if") if isinstance(branch, dict) else None
+        props = cond.get("properties") if isinstance(cond, dict) else None
+        rule = props.get("type") if isinstance(props, dict) else None
         value = rule.get("const") if isinstance(rule, dict) else None
         if isinstance(value, str) and value not in out:
             out.append(value)
@@ -196,7 +200,11 @@ def since(key: str, obj: Any) -> str | None:
     if name == "message" and isinstance(message, dict):
         for node in nodes(key, name, ("message",), obj):
             for branch in node.get("allOf", []) if isinstance(node, dict) else []:
-                if isinstance(branch, dict) and "then" in branch and _matches(branch.get("if"), message):
+                if (
+                    isinstance(branch, dict)
+                    and "then" in branch
+                    and _matches(branch.get("if"), message)
+                ):
                     found.append(_resolve(root, branch["then"]))
     for node in reversed(found):
         value = node.get(SINCE) if isinstance(node, dict) else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .migrate import UNDEFINED, js_truthy
+from .migrate import js_truthy
 
 if TYPE_CHECKING:
     from .context import SessionContext  # the context imports this module to send itself
@@ -56,7 +56,9 @@ class Request:
 
 
 def _get(value: Any, key: str) -> Any:
-    return value.get(key, UNDEFINED) if isinstance(value, dict) else UNDEFINED
+    """``value[key]``; None when ``value`` is no object or has no ``key`` (no caller tells
+    a missing key from a null one)."""
+    return value.get(key) if isinstance(value, dict) else None
 
 
 def llm_role(message: Any) -> str | None:

@@ -38,11 +38,11 @@ def load(path: str) -> SessionFile:
         lines[i] = ""  # the text is not needed once parsed: never hold both in full
     header_line = next((i for i, info in enumerate(infos) if info.parsed), None)
     if header_line is None or infos[header_line].kind is not Kind.HEADER:
-        return SessionFile(path, infos, None, "pi", build_tree(infos, "pi", 3, None))
+        return SessionFile(path, infos, None, "pi", build_tree(infos, "pi", 3))
     header = infos[header_line].obj
     fmt = "book" if header.get("type") == "session_header" else "pi"
     version = whole_number(header.get("version", 1))
     if version is None:
         version = 3 if any(i.kind is Kind.ENTRY and "id" in i.obj for i in infos) else 1
-    tree = build_tree(infos, fmt, min(max(version, 1), 3), header_line)
+    tree = build_tree(infos, fmt, min(max(version, 1), 3))
     return SessionFile(path, infos, header_line, fmt, tree)

@@ -52,14 +52,16 @@ class Tree:
         return out
 
     def descendants(self, line: int) -> Iterable[int]:
-        """All entries below ``line`` (depth first, iterative; each once, even on a cycle)."""
-        seen = {line}
+        """All entries below ``line`` (depth first, iterative; each once, even on a cycle).
+
+        Each entry has one parent, so it is reached once; only ``line`` itself, when it
+        lies on a cycle, is reached again (round the cycle), and the walk stops there.
+        """
         stack = list(reversed(self.children.get(line, [])))
         while stack:
             node = stack.pop()
-            if node in seen:
+            if node == line:
                 continue
-            seen.add(node)
             yield node
             stack.extend(reversed(self.children.get(node, [])))
 
@@ -212,18 +214,18 @@ def extend(
 def _active(old: Tree, tree: Tree) -> list[int]:
     """The active path of ``tree``, reusing the part it shares with ``old``'s."""
     assert tree.leaf is not None
-    chain: list[int] = []
+    if tree.cycle:  # old's path may not start at a root: walk it again (bounded)
+        return tree.path_to(tree.leaf)
+    chain: list[int] = []  # without cycles, the walk up from the leaf ends at a root
     node: int | None = tree.leaf
-    while node is not None and node not in old.active_set and len(chain) <= len(tree.entries):
+    while node is not None and node not in old.active_set:
         chain.append(node)
         node = tree.parent.get(node)
-    if node is None or tree.cycle or old.leaf not in old.tin:
-        return tree.path_to(tree.leaf)
     chain.reverse()
-    return old.active[: tree.depth[node] + 1] + chain
+    return chain if node is None else old.active[: tree.depth[node] + 1] + chain
 
 
-def build_tree(infos: list[LineInfo], fmt: str, version: int, header_line: int | None) -> Tree:
+def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
     """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
     entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
     id_of: dict[int, str] = {}

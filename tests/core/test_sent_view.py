@@ -4,13 +4,23 @@ results (``sent``, and ``+`` lines in text) and turns it does not send (``notSen
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.sent import NOT_SENT
+from pi_lsp.core.context import ContextMessage, SessionContext, session_context
+from pi_lsp.core.sent import (
+    NOT_SENT,
+    Request,
+    Sent,
+    llm_role,
+    pairing_faults,
+    request,
+    sent_json,
+    synthetic_after,
+)
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 
@@ -71,3 +81,263 @@ def test_context_text_shows_them(
     assert len(hits) == 1
     if text is INTERLOPER:  # right after the turn that holds the call
         assert out[hits[0] - 1].lstrip().startswith("3  assistant")
+
+
+# ----------------------------------------------------------------------------- the request itself
+
+
+def _ctx(*messages: dict[str, Any]) -> SessionContext:
+    """A context of these messages, on lines 1, 2, ..."""
+    return SessionContext(messages=[ContextMessage(n, m) for n, m in enumerate(messages, 1)])
+
+
+def _asst(*calls: str, stop: str = "toolUse") -> dict[str, Any]:
+    content: list[Any] = [{"type": "text", "text": "hi"}]
+    content += [{"type": "toolCall", "id": c, "name": "bash", "arguments": {}} for c in calls]
+    return {"role": "assistant", "content": content, "stopReason": stop}
+
+
+def _res(call: Any) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call, "content": []}
+
+
+USER = {"role": "user", "content": "go"}
+SYSTEM = {"role": "system", "content": ""}
+
+
+def _shape(req: Request) -> list[tuple[str, int | None, Any]]:
+    return [(m.role, m.line, m.calls if m.role == "assistant" else m.answers) for m in req.messages]
+
+
+@pytest.mark.parametrize(
+    ("message", "role"),
+    [
+        (USER, "user"),
+        ({"role": "custom", "content": "x"}, "user"),
+        ({"role": "hookMessage", "content": "x"}, "user"),
+        ({"role": "branchSummary", "summary": "x"}, "user"),
+        ({"role": "compactionSummary", "summary": "x"}, "user"),
+        ({"role": "bashExecution", "command": "ls"}, "user"),
+        ({"role": "bashExecution", "command": "ls", "excludeFromContext": False}, "user"),
+        ({"role": "bashExecution", "command": "ls", "excludeFromContext": 0}, "user"),
+        ({"role": "bashExecution", "command": "ls", "excludeFromContext": True}, None),
+        ({"role": "bashExecution", "command": "ls", "excludeFromContext": "yes"}, None),
+        ({"role": "custom", "excludeFromContext": True}, "user"),
+        (SYSTEM, "system"),
+        ({"role": "assistant"}, "assistant"),
+        ({"role": "toolResult"}, "toolResult"),
+        ({"role": "developer"}, None),
+        ({"role": ["user"]}, None),
+        ({"content": "no role"}, None),
+        ("user", None),
+        (None, None),
+    ],
+)
+def test_the_role_convert_to_llm_sends_a_message_as(message: Any, role: str | None) -> None:
+    assert llm_role(message) == role
+
+
+def test_dropped_messages_are_not_sent() -> None:
+    req = request(
+        _ctx(
+            USER,
+            {"role": "bashExecution", "command": "ls", "excludeFromContext": True},
+            {"role": "developer"},
+            {"role": "custom", "content": "x"},
+        )
+    )
+    assert _shape(req) == [("user", 1, None), ("user", 4, None)]
+    assert req.dropped == []
+
+
+def test_a_failed_turn_is_dropped_and_its_open_calls_answered_first() -> None:
+    req = request(
+        _ctx(
+            USER, _asst("t1"), _asst("t2", stop="error"), _asst(stop="aborted"), _asst(stop="stop")
+        )
+    )
+    assert _shape(req) == [
+        ("user", 1, None),
+        ("assistant", 2, ("t1",)),
+        ("toolResult", None, "t1"),
+        ("assistant", 5, ()),
+    ]
+    assert req.dropped == [3, 4]
+    assert [m.synthetic for m in req.messages] == [False, False, True, False]
+
+
+def test_open_calls_are_answered_before_the_next_user_or_assistant_message_and_at_the_end() -> None:
+    req = request(
+        _ctx(USER, _asst("a", "b", "c"), _res("b"), USER, _asst("d"), _res("d"), _asst("e"))
+    )
+    assert _shape(req) == [
+        ("user", 1, None),
+        ("assistant", 2, ("a", "b", "c")),
+        ("toolResult", 3, "b"),
+        ("toolResult", None, "a"),
+        ("toolResult", None, "c"),
+        ("user", 4, None),
+        ("assistant", 5, ("d",)),
+        ("toolResult", 6, "d"),
+        ("assistant", 7, ("e",)),
+        ("toolResult", None, "e"),
+    ]
+    assert synthetic_after(req) == {3: ["a", "c"], 7: ["e"]}
+
+
+def test_answers_of_an_earlier_turn_do_not_count_for_the_next() -> None:
+    req = request(_ctx(_asst("a"), _res("a"), _asst("a"), USER))
+    assert _shape(req) == [
+        ("assistant", 1, ("a",)),
+        ("toolResult", 2, "a"),
+        ("assistant", 3, ("a",)),
+        ("toolResult", None, "a"),
+        ("user", 4, None),
+    ]
+
+
+def test_a_result_without_a_string_call_id_answers_nothing() -> None:
+    req = request(_ctx(_asst("a"), _res(7), _res(None)))
+    assert _shape(req) == [
+        ("assistant", 1, ("a",)),
+        ("toolResult", 2, None),
+        ("toolResult", 3, None),
+        ("toolResult", None, "a"),
+    ]
+    assert [m.synthetic for m in req.messages] == [False, False, False, True]
+
+
+def test_system_messages_wait_while_calls_are_open() -> None:
+    req = request(_ctx(SYSTEM, _asst("a"), SYSTEM, SYSTEM, _res("a"), USER, SYSTEM))
+    assert _shape(req) == [
+        ("system", 1, None),
+        ("assistant", 2, ("a",)),
+        ("toolResult", 5, "a"),
+        ("system", 3, None),
+        ("system", 4, None),
+        ("user", 6, None),
+        ("system", 7, None),
+    ]
+
+
+def test_a_held_system_message_follows_the_synthetic_results() -> None:
+    req = request(_ctx(_asst("a"), SYSTEM))
+    assert _shape(req) == [("assistant", 1, ("a",)), ("toolResult", None, "a"), ("system", 2, None)]
+    assert synthetic_after(req) == {1: ["a"]}
+
+
+@pytest.mark.parametrize(
+    ("content", "calls"),
+    [
+        ("text", ()),
+        (None, ()),
+        ([{"type": "toolCall", "id": "a"}, {"type": "toolCall", "id": 3}], ("a",)),
+        (
+            [
+                {"type": "toolCall"},
+                {"type": "text", "id": "b"},
+                "toolCall",
+                {"type": "toolCall", "id": "c"},
+            ],
+            ("c",),
+        ),
+    ],
+)
+def test_the_calls_an_assistant_turn_holds(content: Any, calls: tuple[str, ...]) -> None:
+    req = request(_ctx({"role": "assistant", "content": content}))
+    assert req.messages[0].calls == calls
+    assert [m.answers for m in req.messages[1:]] == list(calls)
+
+
+def test_sent_json_of_each_kind_of_message() -> None:
+    req = request(_ctx(USER, _asst("a", "b"), _res("a"), SYSTEM))
+    assert sent_json(req) == [
+        {"role": "user", "line": 1},
+        {"role": "assistant", "line": 2, "toolCallIds": ["a", "b"]},
+        {"role": "toolResult", "line": 3, "toolCallId": "a"},
+        {"role": "toolResult", "line": None, "toolCallId": "b", "synthetic": True},
+        {"role": "system", "line": 4},
+    ]
+
+
+def test_synthetic_results_before_any_sent_message_follow_none() -> None:
+    req = Request(messages=[Sent("toolResult", None, answers="x"), Sent("user", 1)])
+    assert synthetic_after(req) == {None: ["x"]}
+    assert synthetic_after(Request()) == {}
+
+
+# ----------------------------------------------------------------------------- pairing
+
+
+def _faults(messages: list[Sent]) -> list[tuple[int, int | None, str | None, str]]:
+    return [(f.index, f.line, f.call_id, f.fault) for f in pairing_faults(messages)]
+
+
+def test_results_directly_after_their_turn_are_paired() -> None:
+    msgs = [
+        Sent("user", 1),
+        Sent("assistant", 2, calls=("a", "b")),
+        Sent("toolResult", 3, answers="b"),
+        Sent("toolResult", 4, answers="a"),
+        Sent("assistant", 5, calls=("c",)),
+        Sent("toolResult", None, answers="c"),
+    ]
+    assert _faults(msgs) == []
+
+
+def test_a_result_after_another_message_or_for_another_turn_is_an_orphan() -> None:
+    msgs = [
+        Sent("toolResult", 1, answers="a"),
+        Sent("assistant", 2, calls=("a",)),
+        Sent("user", 3),
+        Sent("toolResult", 4, answers="a"),
+        Sent("assistant", 5, calls=("b",)),
+        Sent("toolResult", 6, answers="a"),
+        Sent("toolResult", 7, answers=None),
+        Sent("toolResult", 8, answers="b"),
+    ]
+    assert _faults(msgs) == [
+        (0, 1, "a", "orphan"),
+        (3, 4, "a", "orphan"),
+        (5, 6, "a", "orphan"),
+        (6, 7, None, "orphan"),
+    ]
+
+
+def test_a_call_answered_twice_is_a_duplicate_and_counts_per_turn() -> None:
+    msgs = [
+        Sent("assistant", 1, calls=("a", "b")),
+        Sent("toolResult", 2, answers="a"),
+        Sent("toolResult", 3, answers="a"),
+        Sent("toolResult", 4, answers="b"),
+        Sent("toolResult", 5, answers="a"),
+        Sent("assistant", 6, calls=("a",)),
+        Sent("toolResult", 7, answers="a"),
+    ]
+    assert _faults(msgs) == [(2, 3, "a", "duplicate"), (4, 5, "a", "duplicate")]
+
+
+def test_a_system_message_between_a_turn_and_its_result_orphans_it() -> None:
+    msgs = [
+        Sent("assistant", 1, calls=("a",)),
+        Sent("system", 2),
+        Sent("toolResult", 3, answers="a"),
+    ]
+    assert _faults(msgs) == [(2, 3, "a", "orphan")]
+
+
+def test_a_result_before_any_turn_is_sent_and_is_an_orphan() -> None:
+    req = request(_ctx(USER, _res("a"), _asst("b"), _res("b")))
+    assert _shape(req) == [
+        ("user", 1, None),
+        ("toolResult", 2, "a"),
+        ("assistant", 3, ("b",)),
+        ("toolResult", 4, "b"),
+    ]
+    assert _faults(req.messages) == [(1, 2, "a", "orphan")]
+
+
+def test_a_context_that_starts_with_a_result_sends_it() -> None:
+    req = request(_ctx(_res("a"), USER))
+    assert _shape(req) == [("toolResult", 1, "a"), ("user", 2, None)]
+    assert _faults(req.messages) == [(0, 1, "a", "orphan")]

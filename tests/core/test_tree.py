@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.core import tree as tree_module
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.tree import Tree, build
+from pi_lsp.core.lines import Kind, LineInfo
+from pi_lsp.core.tree import Tree, build, build_tree, extend
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,7 +79,8 @@ def test_path_to_and_descendants() -> None:
     t = make(BRANCHED)
     assert t.path_to(6) == [1, 2, 5, 6]
     assert t.path_to(1) == [1]
-    assert sorted(t.descendants(2)) == [3, 4, 5, 6]
+    assert list(t.descendants(2)) == [3, 4, 5, 6]
+    assert list(t.descendants(1)) == [2, 3, 4, 5, 6]
     assert list(t.descendants(4)) == []
 
 
@@ -123,6 +126,15 @@ def test_leaf_in_a_cycle_has_a_bounded_active_path() -> None:
 def test_is_ancestor_inside_a_cycle_never_hangs(a: int, b: int) -> None:
     t = make(CYCLES)
     assert t.is_ancestor(a, b) is (a == b)
+
+
+@pytest.mark.parametrize(
+    ("line", "below"), [(3, [4, 5, 7]), (4, [5, 3, 7]), (5, [3, 4, 7]), (6, []), (7, [])]
+)
+def test_descendants_of_a_cycle_entry_are_the_rest_of_the_cycle_and_what_hangs_off_it(
+    line: int, below: list[int]
+) -> None:
+    assert list(make(CYCLES).descendants(line)) == below
 
 
 @pytest.mark.parametrize("line", [3, 6])
@@ -227,3 +239,152 @@ def test_tree_of_a_real_branched_session() -> None:
     assert t.leaf == len(entries)
     assert len(t.branch_points) >= 1
     assert t.cycle == set()
+
+
+# ----------------------------------------------------------------------------- the append path
+
+
+def _infos(specs: list[tuple[str | None, str | None]]) -> list[LineInfo]:
+    """A header, then one entry per ``(id, parentId)`` (None: the key is left out)."""
+    out = [LineInfo(Kind.HEADER, {"type": "session", "version": 3})]
+    for ident, parent in specs:
+        obj: dict[str, object] = {"type": "custom"}
+        if ident is not None:
+            obj["id"] = ident
+        obj["parentId"] = parent
+        out.append(LineInfo(Kind.ENTRY, obj))
+    return out
+
+
+def _reserved(specs: list[tuple[str | None, str | None]]) -> set[str]:
+    """Parent ids of the entries that name no entry (the ones a new entry must not take)."""
+    ids = {ident for ident, _ in specs}
+    return {p for _, p in specs if p is not None and p not in ids}
+
+
+def _can_extend(
+    old: list[tuple[str | None, str | None]], new: list[tuple[str | None, str | None]]
+) -> bool:
+    """Adding ``new`` to ``old`` changes no earlier entry: fresh string ids, none reserved,
+    and every parent already written (or the entry itself, or none at all)."""
+    seen = {ident for ident, _ in old}
+    reserved = _reserved(old)
+    for ident, parent in new:
+        if ident is None or ident in seen or ident in reserved:
+            return False
+        seen.add(ident)
+        later = {i for i, _ in new[new.index((ident, parent)) + 1 :]}
+        if parent in later and parent not in {i for i, _ in old}:
+            return False
+    return True
+
+
+# ids a..e; each entry names a parent among them, itself, none, or one no entry has
+_IDS = ["a", "b", "c", "d", "e"]
+_PARENTS = [None, "a", "b", "c", "d", "e", "zz"]
+
+
+def _drawn_sessions() -> list[list[tuple[str | None, str | None]]]:
+    out = []
+    for n in range(1, 5):
+        for parents in itertools.product(_PARENTS, repeat=n):
+            out.append(list(zip(_IDS[:n], parents, strict=True)))
+    # repeated and missing ids
+    out += [
+        [("a", None), ("a", None)],
+        [("a", None), ("b", "a"), ("a", "b")],
+        [("a", None), (None, "a"), ("b", "a")],
+        [("a", "zz"), ("zz", None)],
+        [("a", None), ("b", "a"), ("zz", "a")],
+    ]
+    return out
+
+
+@pytest.mark.parametrize("split", [0, 1, 2, 3])
+def test_extending_a_tree_by_appended_entries_gives_the_fresh_tree(split: int) -> None:
+    extended = 0
+    for specs in _drawn_sessions():
+        if split >= len(specs):
+            continue
+        old_specs, new_specs = specs[:split], specs[split:]
+        infos = _infos(specs)
+        old = build_tree(infos[: split + 1], "pi", 3)
+        grown = extend(old, infos, list(range(split + 1, len(infos))), _reserved(old_specs))
+        fresh = build_tree(infos, "pi", 3)
+        if not _can_extend(old_specs, new_specs):
+            assert grown is None, specs
+            continue
+        assert grown == fresh, specs
+        extended += 1
+    assert extended > 100
+
+
+def test_extending_a_branch_off_the_leaf_path_renumbers_the_tree() -> None:
+    # a ─ b ─ c, then d under a (not on the path to the leaf c): a's later children move
+    specs: list[tuple[str | None, str | None]] = [("a", None), ("b", "a"), ("c", "b"), ("d", "a")]
+    infos = _infos(specs)
+    grown = extend(build_tree(infos[:4], "pi", 3), infos, [4], set())
+    assert grown is not None
+    assert grown.children[1] == [2, 4]
+    assert grown.active == [1, 4]
+    assert grown.is_ancestor(1, 4) and not grown.is_ancestor(2, 4) and not grown.is_ancestor(4, 3)
+    assert grown == build_tree(infos, "pi", 3)
+
+
+def test_extending_an_empty_tree() -> None:
+    infos = _infos([])
+    grown = extend(build_tree(infos, "pi", 3), infos, [], set())
+    assert grown is not None
+    assert grown.leaf is None and grown.active == [] and grown.entries == []
+
+
+@pytest.mark.parametrize("parent", [5, [], {"id": "a"}, True])
+def test_an_appended_entry_whose_parent_id_is_no_string_is_a_root(parent: object) -> None:
+    infos = _infos([("a", None)])
+    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    grown = extend(build_tree(infos[:2], "pi", 3), infos, [2], set())
+    assert grown is not None
+    assert grown.roots == [1, 2] and grown.active == [2]
+    assert grown == build_tree(infos, "pi", 3)
+
+
+def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a long chain, then turns appended under its leaf and a new root: no renumbering
+    specs: list[tuple[str | None, str | None]] = [("e0", None)]
+    specs += [(f"e{n}", f"e{n - 1}") for n in range(1, 2000)]
+    new = [("n1", "e1999"), ("n2", "n1"), ("n3", "n1"), ("r", None), ("r1", "r")]
+    infos = _infos(specs + new)
+    old = build_tree(infos[: len(specs) + 1], "pi", 3)
+    fresh = build_tree(infos, "pi", 3)
+
+    def no_renumbering(tree: Tree) -> None:
+        raise AssertionError("renumbered the whole tree")
+
+    monkeypatch.setattr(tree_module, "_number", no_renumbering)
+    lines = list(range(len(specs) + 1, len(infos)))
+    grown = extend(old, infos, lines, set())
+    assert grown == fresh
+    assert grown.active[-2:] == [len(infos) - 2, len(infos) - 1]
+
+
+@pytest.mark.parametrize("parent", [5, [], {"id": "a"}])
+def test_a_parent_id_that_is_no_string_makes_a_root(parent: object) -> None:
+    infos = _infos([("a", None)])
+    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    t = build_tree(infos, "pi", 3)
+    assert t.roots == [1, 2] and t.parent[2] is None and t.active == [2]
+
+
+def test_the_active_path_after_an_append_that_leaves_the_old_path() -> None:
+    # a ─ b ─ c (leaf), then x under a and y under x: the path runs a, x, y
+    specs: list[tuple[str | None, str | None]] = [("a", None), ("b", "a"), ("c", "b")]
+    specs += [("x", "a"), ("y", "x"), ("z", None), ("w", "b")]
+    infos = _infos(specs)
+    for cut in range(1, len(specs)):
+        old = build_tree(infos[: cut + 1], "pi", 3)
+        grown = extend(old, infos, list(range(cut + 1, len(infos))), set())
+        assert grown is not None
+        assert grown.active == [1, 2, 7]
+        assert grown == build_tree(infos, "pi", 3)
