@@ -23,8 +23,13 @@ def header(**fields: Any) -> dict[str, Any]:
 
 
 def level(value: Any) -> dict[str, Any]:
-    return {"type": "thinking_level_change", "id": "a", "parentId": None, "timestamp": TS,
-            "thinkingLevel": value}
+    return {
+        "type": "thinking_level_change",
+        "id": "a",
+        "parentId": None,
+        "timestamp": TS,
+        "thinkingLevel": value,
+    }
 
 
 def test_schema_key_picks_the_format_and_clamps_the_version() -> None:
@@ -155,8 +160,16 @@ def test_at_most_limit_violations_in_order() -> None:
 
 
 def test_the_default_limit_is_five() -> None:
-    line = {"type": "session", "version": "3", "id": 5, "timestamp": 6, "cwd": 7,
-            "provider": 8, "modelId": 9, "branchedFrom": 10}
+    line = {
+        "type": "session",
+        "version": "3",
+        "id": 5,
+        "timestamp": 6,
+        "cwd": 7,
+        "provider": 8,
+        "modelId": 9,
+        "branchedFrom": 10,
+    }
     assert len(validate("pi.3", "header", line, limit=100)) == 7
     assert len(validate("pi.3", "header", line)) == 5
 
@@ -188,7 +201,10 @@ def test_a_lone_surrogate_in_a_key_keeps_the_lines_own_spelling() -> None:
 
 def test_a_path_through_a_surrogate_key_is_the_lines_own() -> None:
     line: dict[str, Any] = {
-        "type": "message", "id": "a", "parentId": None, "timestamp": TS,
+        "type": "message",
+        "id": "a",
+        "parentId": None,
+        "timestamp": TS,
         "message": {"role": "user", "content": "x", "timestamp": 1},
     }
     assert validate("pi.3", "message", line) == []
