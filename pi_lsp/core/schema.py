@@ -61,12 +61,12 @@ def schema_text(version: int, fmt: str = "pi") -> str:
 
 def has_definition(key: str, name: str) -> bool:
     """True when schema ``key`` defines a line kind called ``name``."""
-    return name in load_schema(key).get("$defs", {})
+    return name in load_schema(key)["$defs"]
 
 
 def definition(key: str, name: str) -> dict[str, Any] | None:
     """The ``$defs`` entry ``name`` of schema ``key``, if any."""
-    found: dict[str, Any] | None = load_schema(key).get("$defs", {}).get(name)
+    found: dict[str, Any] | None = load_schema(key)["$defs"].get(name)
     return found
 
 

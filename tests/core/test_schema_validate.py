@@ -264,3 +264,26 @@ def test_containers_near_the_depth_cap(depth: int) -> None:
     line["id"] = 5
     found = validate("pi.3", "thinking_level_change", line)
     assert Violation(("id",), "must be a string, not a number") in found
+
+
+def system_line(sections: dict[str, Any]) -> dict[str, Any]:
+    message = {"role": "system", "content": "", "sections": sections, "timestamp": 1}
+    return {"type": "message", "id": "a", "parentId": None, "timestamp": TS, "message": message}
+
+
+def test_a_violation_under_a_key_with_a_lone_surrogate_names_the_key_as_written() -> None:
+    assert validate("pi.3", "message", system_line({"x\ud800": 5, "cwd": "/p"})) == [
+        Violation(("message", "sections", "x\ud800"), "must be a string or null, not a number")
+    ]
+
+
+def test_a_violation_under_a_replacement_character_key_keeps_that_key() -> None:
+    assert validate("pi.3", "message", system_line({"cwd": "/p", "x\ufffd": 5})) == [
+        Violation(("message", "sections", "x\ufffd"), "must be a string or null, not a number")
+    ]
+
+
+def test_an_enum_value_of_41_characters_is_cut_short() -> None:
+    value = "w" * 39  # its repr is 41 characters
+    [found] = validate("pi.3", "thinking_level_change", level(value))
+    assert found.problem.endswith(f", not {repr(value)[:37]}...")
