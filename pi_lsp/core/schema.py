@@ -155,7 +155,7 @@ def _own_path(value: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
     for step in path:
         own = step
         if isinstance(value, dict) and isinstance(step, str) and step not in value:
-            own = next((k for k in value if _text(k) == step), step)
+            own = next(k for k in value if _text(k) == step)  # the copy's key is one of them
         out.append(own)
         value = value[own]
     return tuple(out)

@@ -287,3 +287,10 @@ def test_an_enum_value_of_41_characters_is_cut_short() -> None:
     value = "w" * 39  # its repr is 41 characters
     [found] = validate("pi.3", "thinking_level_change", level(value))
     assert found.problem.endswith(f", not {repr(value)[:37]}...")
+
+
+def test_a_replacement_character_key_is_not_taken_for_a_surrogate_key_before_it() -> None:
+    found = validate("pi.3", "message", system_line({"\ud800": "ok", "\ufffd": 6}))
+    assert found == [
+        Violation(("message", "sections", "\ufffd"), "must be a string or null, not a number")
+    ]
