@@ -1,0 +1,53 @@
+"""What `parse_line` and `parse_deep` say about a broken line: the message and column of PI001."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_lsp.core.jsonl import ParseError, parse_deep, parse_line
+
+
+def test_a_constant_json_parse_refuses_is_named_at_its_column() -> None:
+    assert parse_line("NaN") == (None, ParseError(0, "NaN is not valid JSON", False))
+    assert parse_line("[1, -Infinity]") == (
+        None,
+        ParseError(4, "-Infinity is not valid JSON", False),
+    )
+
+
+def test_a_lone_surrogate_in_a_non_ascii_line_is_read_as_json_parse_reads_it() -> None:
+    assert parse_line('{"a":"é\udcff"}') == ({"a": "é\udcff"}, None)
+
+
+def test_a_non_ascii_line_parses() -> None:
+    assert parse_line('{"é":"ü"}') == ({"é": "ü"}, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('{"a":1', ParseError(6, "Expecting ',' delimiter", True)),
+        ("[1,]", ParseError(3, "Expecting value", False)),
+        ('{"a" 1}', ParseError(5, "Expecting ':' delimiter", False)),
+        ("1 2", ParseError(2, "Extra data", False)),
+    ],
+)
+def test_a_broken_line_is_reported_with_the_parsers_message(text: str, error: ParseError) -> None:
+    assert parse_line(text) == (None, error)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("[1,]", ParseError(3, "unexpected ']'", False)),
+        ('{"a" 1}', ParseError(5, "expected ':'", False)),
+        ("1 2", ParseError(2, "unexpected data after the value", False)),
+        ("{1:2}", ParseError(1, "expected a string key", False)),
+        ("[}", ParseError(1, "unexpected '}'", False)),
+        ("}", ParseError(0, "unexpected '}'", False)),
+        ("[1", ParseError(2, "unexpected end of data", True)),
+        ("[1 x", ParseError(3, "unexpected character", False)),
+    ],
+)
+def test_the_deep_parser_reports_where_and_what(text: str, error: ParseError) -> None:
+    assert parse_deep(text) == (None, error)
