@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pi_lsp.core.jsonl import ParseError, parse_deep, parse_line
@@ -51,3 +53,35 @@ def test_a_broken_line_is_reported_with_the_parsers_message(text: str, error: Pa
 )
 def test_the_deep_parser_reports_where_and_what(text: str, error: ParseError) -> None:
     assert parse_deep(text) == (None, error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{}",
+        "[]",
+        ' { "a" : [ 1 , { } , [ ] ] , "b" : { "c" : null } } ',
+        '{"a":{},"b":[{}],"c":{"d":{}}}',
+        '[true,false,null,-1.5e3,"x\\u00e9\\n"]',
+        '{"a":1,"a":2}',
+        '"s"',
+        "0",
+    ],
+)
+def test_the_deep_parser_reads_a_value_as_json_parse_does(text: str) -> None:
+    assert parse_deep(text) == (json.loads(text), None)
+
+
+def test_a_line_nested_deeper_than_the_parsers_allow_is_read() -> None:
+    text = "[" * 5000 + "{}" + "]" * 5000
+    value, error = parse_line(text)
+    assert error is None
+    for _ in range(5000):
+        assert isinstance(value, list) and len(value) == 1
+        value = value[0]
+    assert value == {}
+
+
+def test_a_broken_line_nested_deeper_than_the_parsers_allow_is_reported() -> None:
+    text = "[" * 5000 + "1,]" + "]" * 4999
+    assert parse_line(text) == (None, ParseError(5002, "unexpected ']'", False))
