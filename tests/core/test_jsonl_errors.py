@@ -49,6 +49,12 @@ def test_a_broken_line_is_reported_with_the_parsers_message(text: str, error: Pa
         ("}", ParseError(0, "unexpected '}'", False)),
         ("[1", ParseError(2, "unexpected end of data", True)),
         ("[1 x", ParseError(3, "unexpected character", False)),
+        ('{"a"', ParseError(4, "expected ':'", True)),
+        ('{"a" ', ParseError(5, "expected ':'", True)),
+        ("[1 2]", ParseError(3, "expected ',' or a closing bracket", False)),
+        ('{"a":1]', ParseError(6, "expected ',' or a closing bracket", False)),
+        ("[1}", ParseError(2, "expected ',' or a closing bracket", False)),
+        ('{"a":1 "b"}', ParseError(7, "expected ',' or a closing bracket", False)),
     ],
 )
 def test_the_deep_parser_reports_where_and_what(text: str, error: ParseError) -> None:
