@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pi_lsp.core.jsonl import ParseError, parse_deep, parse_line
+from pi_lsp.core.jsonl import ParseError, member_keys, parse_deep, parse_line
 
 
 def test_a_constant_json_parse_refuses_is_named_at_its_column() -> None:
@@ -91,3 +91,13 @@ def test_a_line_nested_deeper_than_the_parsers_allow_is_read() -> None:
 def test_a_broken_line_nested_deeper_than_the_parsers_allow_is_reported() -> None:
     text = "[" * 5000 + "1,]" + "]" * 4999
     assert parse_line(text) == (None, ParseError(5002, "unexpected ']'", False))
+
+
+def test_a_key_with_an_invalid_escape_is_listed_as_written() -> None:
+    assert member_keys('{"a\\q":1}') == [("a\\q", (1, 6), (7, 8))]
+    assert member_keys('{"a\\n":1}') == [("a\n", (1, 6), (7, 8))]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "[1]", "1"])
+def test_a_line_that_is_no_object_has_no_members(text: str) -> None:
+    assert member_keys(text) == []
