@@ -61,12 +61,12 @@ def schema_text(version: int, fmt: str = "pi") -> str:
 
 def has_definition(key: str, name: str) -> bool:
     """True when schema ``key`` defines a line kind called ``name``."""
-    return name in load_schema(key).get("$defs", {})
+    return name in load_schema(key)["$defs"]
 
 
 def definition(key: str, name: str) -> dict[str, Any] | None:
     """The ``$defs`` entry ``name`` of schema ``key``, if any."""
-    found: dict[str, Any] | None = load_schema(key).get("$defs", {}).get(name)
+    found: dict[str, Any] | None = load_schema(key)["$defs"].get(name)
     return found
 
 
@@ -155,7 +155,7 @@ def _own_path(value: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
     for step in path:
         own = step
         if isinstance(value, dict) and isinstance(step, str) and step not in value:
-            own = next((k for k in value if _text(k) == step), step)
+            own = next(k for k in value if _text(k) == step)  # the copy's key is one of them
         out.append(own)
         value = value[own]
     return tuple(out)
