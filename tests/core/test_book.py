@@ -343,3 +343,24 @@ def test_a_tool_result_is_not_related_as_a_tool_call_entry() -> None:
     assert [r.span for r in found[line_of(objs, "entry-004b")].related] == [
         value_span(text, call, '"tc_001"')
     ]
+
+
+def test_header_notice_explains_and_counts_the_entries_to_convert() -> None:
+    [notice] = analyze(SAMPLE).findings
+    assert notice.message == (
+        'this file uses the "session_header" layout documented in the book, not pi\'s '
+        'session format: pi cannot load it (it needs a {"type":"session"} header with an '
+        "id); opened with --session, pi starts an empty session and overwrites this file "
+        f"(quick fix: convert the {len(LINES) - 1} entries to a pi v3 session)"
+    )
+
+
+def test_a_tool_result_block_after_its_use_in_the_same_message_is_unanswered() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-002")
+    objs[n]["content"].append({"type": "tool_result", "toolUseId": "tc_001", "content": []})
+    text = render(objs)
+    [f] = [f for f in problems(analyze(text)) if f.code == "PI420"]
+    assert f.span == value_span(text, n, '"tc_001"', 1)
+    assert "matches no tool_use block of an assistant_message before it on its path" in f.message
+    assert f.related == ()
