@@ -364,3 +364,34 @@ def test_a_tool_result_block_after_its_use_in_the_same_message_is_unanswered() -
     assert f.span == value_span(text, n, '"tc_001"', 1)
     assert "matches no tool_use block of an assistant_message before it on its path" in f.message
     assert f.related == ()
+
+
+def test_pi420_messages_in_full() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-004")
+    objs[n]["parentId"] = "entry-001"
+    objs[line_of(objs, "entry-003")]["toolCallId"] = "tc_001"
+    [f] = [f for f in problems(analyze(render(objs))) if f.span.line == n]
+    assert f.message == (
+        "tool_result toolCallId 'tc_001' matches no tool_use block of an assistant_message "
+        "on its path (there is one on another branch); the call is missing from the model's "
+        "response, and providers reject a tool result without its call"
+    )
+
+
+def test_dangling_summary_messages_in_full() -> None:
+    objs = objects()
+    objs[line_of(objs, "entry-010")]["summarizedEntryIds"][3] = "c-gone"
+    b = line_of(objs, "entry-015")
+    objs[b]["summarizedEntryIds"] = ["b-gone"]
+    objs[b]["branchRootId"] = "r-gone"
+    messages = sorted(f.message for f in problems(analyze(render(objs))))
+    assert messages == [
+        "branch_summary branchRootId 'r-gone' names no entry in this file; the summary no "
+        "longer says where the abandoned branch started",
+        "branch_summary summarizedEntryIds 'b-gone' names no entry in this file; the summary "
+        "claims to cover an entry that is not there",
+        "compaction summarizedEntryIds 'c-gone' names no entry in this file; the summary "
+        "claims to replace an entry that is not there, so where the kept context starts is "
+        "uncertain",
+    ]
