@@ -1,0 +1,66 @@
+"""An open document (pi_lsp.core.document): what it keeps when opened, its text after changes."""
+
+from __future__ import annotations
+
+from pi_lsp.core.document import Document, Position
+from pi_lsp.core.model import Options
+
+HEADER = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}'
+
+
+def test_open_keeps_uri_version_path_and_options() -> None:
+    options = Options(large_line=4096)
+    doc = Document.open("file:///s.jsonl", HEADER + "\n", 7, "/s.jsonl", options)
+    assert (doc.uri, doc.version, doc.path, doc.options) == (
+        "file:///s.jsonl",
+        7,
+        "/s.jsonl",
+        options,
+    )
+    assert doc.lines == [HEADER, ""]
+    snap_a = doc.analysis
+    assert snap_a.options == options
+    snap = doc.snapshot()
+    assert snap is not None
+    assert (snap.uri, snap.version) == ("file:///s.jsonl", 7)
+
+
+def test_a_ranged_change_inside_a_line() -> None:
+    doc = Document.open("u", "abc\ndef\n", 1, None, Options())
+    doc.apply_change(Position(1, 1), Position(1, 2), "XY", "utf-16")
+    assert doc.source == "abc\ndXYf\n"
+    assert doc.lines == ["abc", "dXYf", ""]
+
+
+def test_a_reversed_range_is_applied_as_its_forward_range() -> None:
+    doc = Document.open("u", "abc\ndef\n", 1, None, Options())
+    doc.apply_change(Position(1, 2), Position(0, 1), "-", "utf-16")
+    assert doc.source == "a-f\n"
+
+
+def test_a_change_joining_a_cr_and_an_lf_makes_one_line_break() -> None:
+    doc = Document.open("u", "a\rb", 1, None, Options())
+    doc.apply_change(Position(1, 0), Position(1, 0), "\n", "utf-16")
+    assert doc.source == "a\r\nb"
+    assert doc.lines == ["a", "b"]
+    assert doc.text.terminators == ["\r\n", ""]
+
+
+def test_a_change_across_lines_ending_with_a_terminator() -> None:
+    doc = Document.open("u", "one\ntwo\nthree\n", 1, None, Options())
+    doc.apply_change(Position(0, 2), Position(2, 1), "X\nY", "utf-16")
+    assert doc.source == "onX\nYhree\n"
+    assert doc.lines == ["onX", "Yhree", ""]
+
+
+def test_set_version_is_what_a_snapshot_reports() -> None:
+    doc = Document.open("u", HEADER + "\n", 1, None, Options())
+    assert doc.analysis.findings == []
+    doc.apply_change(Position(1, 0), Position(1, 0), HEADER + "\n", "utf-16")
+    doc.set_version(2)
+    snap = doc.snapshot()
+    assert snap is not None
+    assert snap.version == 2
+    assert not snap.current
+    assert snap.to_analysis(0) == 0
+    assert snap.to_text(0) == 0
