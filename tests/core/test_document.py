@@ -64,3 +64,28 @@ def test_set_version_is_what_a_snapshot_reports() -> None:
     assert not snap.current
     assert snap.to_analysis(0) == 0
     assert snap.to_text(0) == 0
+
+
+def test_full_sync_of_an_appended_text_keeps_the_line_objects() -> None:
+    doc = Document.open("u", "a\nb\nc", 1, None, Options())
+    before = list(doc.lines)
+    doc.replace_all("a\nb\ncd\ne\n")
+    assert doc.lines == ["a", "b", "cd", "e", ""]
+    assert doc.lines[0] is before[0] and doc.lines[1] is before[1]
+    assert doc.text.terminators == ["\n", "\n", "\n", "\n", ""]
+
+
+def test_full_sync_of_another_text_replaces_every_line() -> None:
+    doc = Document.open("u", "a\nb\n", 1, None, Options())
+    doc.replace_all("x\r\ny")
+    assert doc.lines == ["x", "y"]
+    assert doc.text.terminators == ["\r\n", ""]
+    doc.replace_all("x\ny")
+    assert doc.source == "x\ny"
+
+
+def test_full_sync_after_a_lone_cr_resplits_from_before_it() -> None:
+    doc = Document.open("u", "a\nb\rc", 1, None, Options())
+    doc.replace_all("a\nb\r\nc")
+    assert doc.lines == ["a", "b", "c"]
+    assert doc.text.terminators == ["\n", "\r\n", ""]
