@@ -89,3 +89,11 @@ def test_full_sync_after_a_lone_cr_resplits_from_before_it() -> None:
     doc.replace_all("a\nb\r\nc")
     assert doc.lines == ["a", "b", "c"]
     assert doc.text.terminators == ["\n", "\r\n", ""]
+
+
+def test_a_change_is_placed_in_the_clients_code_units() -> None:
+    doc = Document.open("u", "é€x\né€y", 1, None, Options())
+    # UTF-8: é is 2 bytes, € 3; the change replaces the x and the y
+    doc.apply_change(Position(0, 5), Position(0, 6), "1", "utf-8")
+    doc.apply_change(Position(1, 5), Position(1, 6), "2", "utf-8")
+    assert doc.source == "é€1\né€2"
