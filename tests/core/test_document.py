@@ -97,3 +97,35 @@ def test_a_change_is_placed_in_the_clients_code_units() -> None:
     doc.apply_change(Position(0, 5), Position(0, 6), "1", "utf-8")
     doc.apply_change(Position(1, 5), Position(1, 6), "2", "utf-8")
     assert doc.source == "é€1\né€2"
+
+
+def test_a_snapshot_maps_only_the_edits_since_the_analysis_it_holds() -> None:
+    doc = Document.open("u", "a\nb\nc", 1, None, Options())
+    first = doc.analysis
+    doc.apply_change(Position(0, 0), Position(0, 0), "new\n", "utf-16")
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(4)] == [None, 0, 1, 2]
+    doc.apply_change(Position(0, 0), Position(0, 0), "n2\n", "utf-16")
+    snap = doc.snapshot()
+    assert snap is not None
+    assert [snap.to_analysis(n) for n in range(5)] == [None, None, 0, 1, 2]
+    assert snap.to_text(0) == 2
+    second = doc.analysis
+    doc.apply_change(Position(4, 0), Position(4, 1), "C", "utf-16")
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is second
+    assert [snap.to_analysis(n) for n in range(5)] == [0, 1, 2, 3, None]
+
+
+def test_new_options_make_the_document_stale_until_re_analysed() -> None:
+    doc = Document.open("u", HEADER + "\n", 1, None, Options())
+    first = doc.analysis
+    assert not doc.is_stale
+    options = Options(large_line=4096)
+    doc.set_options(options)
+    assert doc.options == options
+    assert doc.is_stale
+    again = doc.analysis
+    assert again is not first and again.options == options
+    assert not doc.is_stale
