@@ -92,10 +92,10 @@ def _expand(
     if head == ANY:
         if isinstance(value, list):
             for i, item in enumerate(value):
-                wrong_block = not isinstance(item, dict) or item.get("type") != block_type
-                if block_type is not None and done == ("content",) and wrong_block:
-                    continue
-                yield from _expand(item, rest, block_type, (*done, i))
+                if block_type is None or (
+                    isinstance(item, dict) and item.get("type") == block_type
+                ):
+                    yield from _expand(item, rest, block_type, (*done, i))
     elif isinstance(value, dict) and head in value:
         yield from _expand(value[head], rest, block_type, (*done, head))
 

@@ -259,3 +259,139 @@ def test_resolve_and_referrers() -> None:
         (line_of(objs, "entry-015"), ("branchRootId",)),
         (line_of(objs, "entry-010"), ("summarizedEntryIds", 4)),
     }
+
+
+# ----------------------------------------------------------------------------- block types
+
+
+def test_a_tool_use_id_only_in_a_tool_result_block_is_a_link() -> None:
+    block = {
+        "type": "user_message",
+        "content": [{"type": "text", "text": "x", "toolUseId": "t"}, "loose"],
+    }
+    assert book.links_of(block) == []
+
+
+def test_only_tool_use_blocks_define_tool_call_ids() -> None:
+    objs = objects()
+    a_line = line_of(objs, "entry-002")
+    # the id moves from the tool_use block to a text block: it defines nothing any more
+    objs[a_line]["content"][0]["id"] = "tc_001"
+    del objs[a_line]["content"][1]
+    a = analyze(render(objs))
+    assert dict(book.tool_uses(a)) == {}
+    assert {f.code for f in problems(a)} == {"PI420"}
+
+
+# ----------------------------------------------------------------------------- resolve
+
+
+def _with_second_use() -> list[dict[str, Any]]:
+    """The sample with a second assistant message using tc_001, on a branch of its own
+    from entry-001, written before entry-002 (first in the file)."""
+    objs = objects()
+    alt = json.loads(json.dumps(objs[line_of(objs, "entry-002")]))
+    alt["id"] = "entry-alt"
+    objs.insert(line_of(objs, "entry-002a"), alt)
+    return objs
+
+
+def test_a_tool_id_resolves_to_the_use_on_its_path_not_the_first_in_the_file() -> None:
+    objs = _with_second_use()
+    a = analyze(render(objs))
+    use = line_of(objs, "entry-002")
+    result = line_of(objs, "entry-004")
+    [link] = [x for x in book.links_of(objs[result]) if x.path == ("toolCallId",)]
+    assert book.resolve(a, result, link) == (use, ("content", 1, "id"))
+    refs = [(n, x.path) for n, x in book.referrers(a, use, ("content", 1, "id"))]
+    assert refs == [(line_of(objs, "entry-003"), ("toolCallId",)), (result, ("toolCallId",))]
+    assert book.referrers(a, line_of(objs, "entry-alt"), ("content", 1, "id")) == []
+
+
+def test_a_tool_id_off_every_path_resolves_to_the_first_use_in_the_file() -> None:
+    objs = _with_second_use()
+    n = line_of(objs, "entry-003")
+    objs[n]["parentId"] = "entry-001"
+    a = analyze(render(objs))
+    [link] = [x for x in book.links_of(objs[n]) if x.path == ("toolCallId",)]
+    assert book.resolve(a, n, link) == (line_of(objs, "entry-alt"), ("content", 1, "id"))
+
+
+def test_unknown_ids_resolve_to_nothing() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-015")
+    objs[n]["branchRootId"] = "nowhere"
+    r = line_of(objs, "entry-004")
+    objs[r]["toolCallId"] = "tc_999"
+    a = analyze(render(objs))
+    [root] = [x for x in book.links_of(objs[n]) if x.path == ("branchRootId",)]
+    [call] = [x for x in book.links_of(objs[r]) if x.path == ("toolCallId",)]
+    assert book.resolve(a, n, root) is None
+    assert book.resolve(a, r, call) is None
+
+
+def test_a_tool_result_is_not_related_as_a_tool_call_entry() -> None:
+    objs = objects()
+    a_line = line_of(objs, "entry-002")
+    objs[a_line]["content"] = objs[a_line]["content"][:1]  # drop the tool_use block
+    second = json.loads(json.dumps(objs[line_of(objs, "entry-004")]))
+    second["id"], second["parentId"] = "entry-004b", "entry-004"
+    objs.insert(line_of(objs, "entry-005"), second)
+    text = render(objs)
+    found = {f.span.line: f for f in problems(analyze(text))}
+    call = line_of(objs, "entry-003")
+    assert [r.span for r in found[line_of(objs, "entry-004b")].related] == [
+        value_span(text, call, '"tc_001"')
+    ]
+
+
+def test_header_notice_explains_and_counts_the_entries_to_convert() -> None:
+    [notice] = analyze(SAMPLE).findings
+    assert notice.message == (
+        'this file uses the "session_header" layout documented in the book, not pi\'s '
+        'session format: pi cannot load it (it needs a {"type":"session"} header with an '
+        "id); opened with --session, pi starts an empty session and overwrites this file "
+        f"(quick fix: convert the {len(LINES) - 1} entries to a pi v3 session)"
+    )
+
+
+def test_a_tool_result_block_after_its_use_in_the_same_message_is_unanswered() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-002")
+    objs[n]["content"].append({"type": "tool_result", "toolUseId": "tc_001", "content": []})
+    text = render(objs)
+    [f] = [f for f in problems(analyze(text)) if f.code == "PI420"]
+    assert f.span == value_span(text, n, '"tc_001"', 1)
+    assert "matches no tool_use block of an assistant_message before it on its path" in f.message
+    assert f.related == ()
+
+
+def test_pi420_messages_in_full() -> None:
+    objs = objects()
+    n = line_of(objs, "entry-004")
+    objs[n]["parentId"] = "entry-001"
+    objs[line_of(objs, "entry-003")]["toolCallId"] = "tc_001"
+    [f] = [f for f in problems(analyze(render(objs))) if f.span.line == n]
+    assert f.message == (
+        "tool_result toolCallId 'tc_001' matches no tool_use block of an assistant_message "
+        "on its path (there is one on another branch); the call is missing from the model's "
+        "response, and providers reject a tool result without its call"
+    )
+
+
+def test_dangling_summary_messages_in_full() -> None:
+    objs = objects()
+    objs[line_of(objs, "entry-010")]["summarizedEntryIds"][3] = "c-gone"
+    b = line_of(objs, "entry-015")
+    objs[b]["summarizedEntryIds"] = ["b-gone"]
+    objs[b]["branchRootId"] = "r-gone"
+    messages = sorted(f.message for f in problems(analyze(render(objs))))
+    assert messages == [
+        "branch_summary branchRootId 'r-gone' names no entry in this file; the summary no "
+        "longer says where the abandoned branch started",
+        "branch_summary summarizedEntryIds 'b-gone' names no entry in this file; the summary "
+        "claims to cover an entry that is not there",
+        "compaction summarizedEntryIds 'c-gone' names no entry in this file; the summary "
+        "claims to replace an entry that is not there, so where the kept context starts is "
+        "uncertain",
+    ]
