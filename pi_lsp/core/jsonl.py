@@ -304,6 +304,8 @@ def locate(text: str, path: JsonPath, walked: Walked | None = None) -> Location:
     makes each container be walked once: many paths into one long line (a finding on
     each of 1,000 tool calls) cost one walk, not one each.
     """
+    if walked is None:
+        walked = {}
     lead = JS_SPACE.match(text)
     start = lead.end() if lead else 0
     value = (start, len(text.rstrip(" \t\r\n")))
@@ -312,17 +314,7 @@ def locate(text: str, path: JsonPath, walked: Walked | None = None) -> Location:
     for item in path:
         found: tuple[tuple[int, int] | None, tuple[int, int]] | None = None
         if isinstance(item, str):
-            if walked is None:
-                for name, key_span, value_span in iter_members(text, value[0]):
-                    if name == item:
-                        found = (key_span, value_span)
-            else:
-                found = _members(text, value[0], walked).get(item)
-        elif walked is None:
-            for n, value_span in enumerate(iter_elements(text, value[0])):
-                if n == item:
-                    found = (None, value_span)
-                    break
+            found = _members(text, value[0], walked).get(item)
         else:
             elements = _elements(text, value[0], walked)
             if 0 <= item < len(elements):

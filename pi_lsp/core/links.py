@@ -10,7 +10,6 @@ in the number of entries: ancestor questions use the tree's Euler-tour numbering
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +60,9 @@ def check(a: Analysis) -> tuple[list[Finding], LinkState | None]:
         _check_ids(a, out)
         _check_parents(a, out, a.tree.entries, dangling)
         _check_references(a, out, a.tree.entries, comps, dangling)
-    calls, results = tool_index(a)
+    calls: dict[str, list[tuple[int, int]]] = {}
+    results: dict[str, list[int]] = {}
+    _index_tools(a, a.tree.entries, calls, results)
     _check_tools(a, out, calls, results)
     settled = list(out)
     _check_unanswered(a, out, results)
@@ -124,17 +125,7 @@ def extend(a: Analysis, previous: Analysis, lines: list[int]) -> tuple[list[Find
     _check_parents(a, out, lines, dangling)
     _check_references(a, out, lines, comps, dangling)
     calls, results = dict(old.calls), dict(old.results)
-    grown: set[str] = set()
-    fresh: list[tuple[str, int]] = []
-    for line in lines:
-        obj = a.infos[line].obj
-        for block, ident in _tool_calls(obj):
-            calls[ident] = [*calls.get(ident, ()), (line, block)]
-            grown.add(ident)
-        ref = _tool_result_id(obj)
-        if ref is not None:
-            results[ref] = [*results.get(ref, ()), line]
-            fresh.append((ref, line))
+    grown, fresh = _index_tools(a, lines, calls, results)
     redo = sorted({(r, ref) for ref in grown for r in old.results.get(ref, ())})
     again = {r for r, _ in redo}
     settled = [f for f in old.settled if f.code != "PI420" or f.span.line not in again]
@@ -515,18 +506,34 @@ def _tool_result_id(obj: dict[str, Any]) -> str | None:
     return ref if isinstance(ref, str) else None
 
 
-def tool_index(a: Analysis) -> tuple[dict[str, list[tuple[int, int]]], dict[str, list[int]]]:
-    """Tool calls by id → ``[(line, block index)]`` and tool results by call id → ``[line]``."""
-    calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    results: dict[str, list[int]] = defaultdict(list)
-    for line in a.tree.entries:
+def _index_tools(
+    a: Analysis,
+    lines: list[int],
+    calls: dict[str, list[tuple[int, int]]],
+    results: dict[str, list[int]],
+) -> tuple[set[str], list[tuple[str, int]]]:
+    """Add the entries on ``lines`` to ``calls`` (tool calls by id → ``[(line, block index)]``)
+    and ``results`` (tool results by call id → ``[line]``); the call ids and the results
+    added. A list found there is copied before it grows (once): a :class:`LinkState`
+    these dicts were copied from keeps its own."""
+    grown: set[str] = set()
+    fresh: list[tuple[str, int]] = []
+    answered: set[str] = set()
+    for line in lines:
         obj = a.infos[line].obj
         for block, ident in _tool_calls(obj):
+            if ident not in grown:
+                calls[ident] = list(calls.get(ident, ()))
+                grown.add(ident)
             calls[ident].append((line, block))
         ref = _tool_result_id(obj)
         if ref is not None:
+            if ref not in answered:
+                results[ref] = list(results.get(ref, ()))
+                answered.add(ref)
             results[ref].append(line)
-    return calls, results
+            fresh.append((ref, line))
+    return grown, fresh
 
 
 def _check_tools(
@@ -545,9 +552,8 @@ def _check_result(
     a: Analysis, out: list[Finding], calls: dict[str, list[tuple[int, int]]], ref: str, line: int
 ) -> bool:
     """PI420 when no call ``ref`` is on the path of the result on ``line``; True when one is."""
-    tree = a.tree
     sites = calls.get(ref, [])
-    if any(c != line and tree.is_ancestor(c, line) for c, _ in sites):
+    if _answered(a.tree, sites, line):
         return True
     elsewhere = tuple(
         Related(
@@ -568,6 +574,11 @@ def _check_result(
         )
     )
     return False
+
+
+def _answered(tree: Tree, sites: list[tuple[int, int]], line: int) -> bool:
+    """Whether one of the call ``sites`` is on the path of the result on ``line``."""
+    return any(c != line and tree.is_ancestor(c, line) for c, _ in sites)
 
 
 def _check_duplicate_results(a: Analysis, out: list[Finding], ref: str, lines: list[int]) -> None:
@@ -602,7 +613,7 @@ def _check_duplicate_of(
         if r != line
         and r in tree.tin
         and tree.is_ancestor(r, line)
-        and any(c != r and tree.is_ancestor(c, r) for c, _ in calls.get(ref, ()))
+        and _answered(tree, calls.get(ref, []), r)
     ]
     if above:
         out.append(_duplicate_result(a, ref, line, max(above, key=tree.depth.__getitem__)))

@@ -12,6 +12,8 @@ when the client already has the diagnostics of this analysis under these setting
 
 from __future__ import annotations
 
+import operator
+
 from lsprotocol import types
 
 from pi_lsp.core import describe, refs
@@ -43,25 +45,20 @@ def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
     old_key, known = ls.converted.get(snap.uri, (None, {}))
     if old_key != key:
         known = {}
-
-    def reusable(f: Finding) -> types.Diagnostic | None:
+    wheres = [_range_lines(f, lines) for f in findings]
+    reused: list[types.Diagnostic | None] = []
+    for f, where in zip(findings, wheres, strict=True):
         found = known.get(id(f))
-        if found is None or found[0] is not f:
-            return None
-        same = all(a is b for a, b in zip(found[2], _range_lines(f, lines), strict=True))
-        return found[1] if same else None
-
-    reused = [reusable(f) for f in findings]
+        same = found is not None and found[0] is f and all(map(operator.is_, found[2], where))
+        reused.append(found[1] if same and found is not None else None)
     fresh = [f for f, d in zip(findings, reused, strict=True) if d is None]
     made = iter(proto.from_wire(wire.diagnostics(fresh, lines, snap.uri, ls.encoding)))
-    out: list[types.Diagnostic] = []
-    kept: dict[int, tuple[Finding, types.Diagnostic, tuple[str | None, ...]]] = {}
-    for f, d in zip(findings, reused, strict=True):
-        diagnostic = d if d is not None else next(made)
-        kept[id(f)] = (f, diagnostic, _range_lines(f, lines))
-        out.append(diagnostic)
+    out = [d if d is not None else next(made) for d in reused]
     if snap.uri in ls.documents:
-        ls.converted[snap.uri] = (key, kept)
+        ls.converted[snap.uri] = (
+            key,
+            {id(f): (f, d, w) for f, d, w in zip(findings, out, wheres, strict=True)},
+        )
     return out
 
 

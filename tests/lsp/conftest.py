@@ -93,3 +93,19 @@ async def basic_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-d
     await _start(lsp_client, types.ClientCapabilities())
     yield
     await lsp_client.shutdown_session()
+
+
+async def change_all(
+    client: LanguageClient, uri: str, text: str, version: int
+) -> list[types.Diagnostic]:
+    """Replace the document's text and return the diagnostics published for it."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri and params.version == version:
+            return list(params.diagnostics)

@@ -32,7 +32,7 @@ from tests.core.pi_sessions import (
     user,
 )
 
-from .conftest import SERVER, open_document
+from .conftest import SERVER, change_all, open_document
 
 A, B, C, D, E = (c * 8 for c in "abcde")
 
@@ -71,22 +71,6 @@ def accept_edits(client: LanguageClient) -> list[types.ApplyWorkspaceEditParams]
         return types.ApplyWorkspaceEditResult(applied=True)
 
     return received
-
-
-async def change_all(
-    client: LanguageClient, uri: str, text: str, version: int
-) -> list[types.Diagnostic]:
-    """Replace the document's text and return the diagnostics published for it."""
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-        )
-    )
-    while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri and params.version == version:
-            return list(params.diagnostics)
 
 
 def _command_or_action(obj: Any, _: type) -> types.Command | types.CodeAction:

@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .conftest import SERVER, _start, open_document
+from .conftest import SERVER, _start, change_all, open_document
 
 HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
 
@@ -177,16 +177,7 @@ async def test_a_large_document_grown_by_full_text_changes_is_analysed_as_sent(
         text + entry("z", "ghost") + "\n" + entry("w", "z", "é\u2028") + '\n{"type":',
     ):
         version += 1
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=grown)],
-            )
-        )
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and params.version == version:
-                break
+        published = await change_all(client, uri, grown, version)
         fresh = await open_document(client, grown, uri.replace("big-append", f"fresh-{version}"))
-        assert list(params.diagnostics) == fresh
+        assert published == fresh
         assert fresh  # the appended dangling parent (and the cut-off last line) are reported
