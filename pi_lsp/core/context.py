@@ -160,8 +160,6 @@ def _key(value: Any) -> Any:
         return ("b", value)
     if isinstance(value, int | float):
         return ("n", float(value))
-    if isinstance(value, str):
-        return ("s", value)
     return ("o", id(value))
 
 
@@ -169,9 +167,7 @@ def _same(a: Any, b: Any) -> bool:
     """JavaScript ``===`` on parsed JSON values."""
     if type(a) is str and type(b) is str:  # ids: the common case first
         return a == b
-    if isinstance(a, dict | list) or isinstance(b, dict | list):
-        return a is b
-    return bool(_key(a) == _key(b))
+    return bool(_key(a) == _key(b))  # objects and arrays by identity, as _key keys them
 
 
 def _millis(timestamp: Any) -> float | None:
@@ -179,7 +175,7 @@ def _millis(timestamp: Any) -> float | None:
     if not isinstance(timestamp, str):
         return None
     try:
-        moment = datetime.datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = datetime.datetime.fromisoformat(timestamp)
     except ValueError:
         return None
     if moment.tzinfo is None:
@@ -194,11 +190,9 @@ def content_text(content: Any, separator: str = "\n") -> str:
     if not isinstance(content, list):
         return ""
     return separator.join(
-        block["text"]
+        _join_part(block.get("text", UNDEFINED))
         for block in content
-        if isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
+        if isinstance(block, dict) and block.get("type") == "text"
     )
 
 
@@ -234,8 +228,13 @@ def _js_string(value: Any) -> str:
     if isinstance(value, dict):
         return "[object Object]"
     if isinstance(value, list):
-        return ",".join("" if v is None else _js_string(v) for v in value)
+        return ",".join(_join_part(v) for v in value)
     return str(value)
+
+
+def _join_part(value: Any) -> str:
+    """An item as ``Array.prototype.join`` writes it: null and undefined as nothing."""
+    return "" if value is None or value is UNDEFINED else _js_string(value)
 
 
 def llm_text(message: Any) -> str | None:

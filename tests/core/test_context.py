@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import SessionContext, session_context
 from pi_lsp.core.migrate import UNDEFINED
 
-from .pi_sessions import assistant, doc, entry, header, hook, result, user
+from .pi_sessions import TS, assistant, doc, entry, header, hook, js, result, user
 
 A, B, C, D, E, F, G = (c * 8 for c in "abcdefg")
 
@@ -328,3 +332,163 @@ def test_missing_values_are_undefined_not_errors() -> None:
     assert ctx.thinking_level is UNDEFINED
     assert ctx.to_json()["thinkingLevel"] is None
     assert ctx.to_json()["model"] == {"provider": None, "modelId": None}
+
+
+def bash(ident: str, parent: str | None, **fields: object) -> str:
+    message = {"role": "bashExecution", "command": "ls", "output": "", "exitCode": 0,
+               "cancelled": False, "truncated": False, "timestamp": 1, **fields}
+    return entry("message", ident, parent, message=message)
+
+
+def test_json_names_the_edit_and_why_a_message_is_dropped() -> None:
+    text = doc(
+        header(),
+        user(A, None, "original"),
+        edit(B, A, A, {"content": "edited"}),
+        bash(C, B, excludeFromContext=True),
+        hook(D, C),  # a v2 role pi 1.6 does not know: convertToLlm leaves it out
+    )
+    out = session_context(analyze(text)).to_json()["messages"]
+    assert [m.get("edited") for m in out] == [2, None, None]
+    assert "edited" not in out[1] and "edited" not in out[2]
+    assert out[1]["dropped"].startswith("excludeFromContext")
+    assert out[2]["dropped"].startswith("convertToLlm knows no such role")
+    assert "dropped" not in out[0]
+
+
+def test_json_of_an_empty_session_has_no_leaf() -> None:
+    out = session_context(analyze(doc(header()))).to_json()
+    assert out["leaf"] is None and out["messages"] == []
+
+
+def test_bash_text_without_output_and_cancelled() -> None:
+    text = doc(
+        header(),
+        bash(A, None, exitCode=1, cancelled=True),
+        bash(B, A, output="x", exitCode=0),
+        bash(C, B, output="x", exitCode=None, truncated=True, fullOutputPath="/tmp/o"),
+    )
+    texts = [m.text for m in session_context(analyze(text)).messages]
+    # cancelled wins over the exit code; exit code 0 and null say nothing
+    assert texts == [
+        "Ran `ls`\n(no output)\n\n(command cancelled)",
+        "Ran `ls`\n```\nx\n```",
+        "Ran `ls`\n```\nx\n```\n\n[Output truncated. Full output: /tmp/o]",
+    ]
+
+
+def test_content_text_keeps_text_blocks_only() -> None:
+    text = doc(
+        header(),
+        entry("custom_message", A, None, customType="x", display=True, content=[
+            {"type": "text", "text": "a"},
+            {"type": "image", "text": "not text", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "text", "text": "b"},
+        ]),
+        entry("custom_message", B, A, customType="x", display=True, content={"text": "x"}),
+    )
+    texts = [m.text for m in session_context(analyze(text)).messages]
+    # content that is neither a string nor a list has no text (pi itself throws there)
+    assert texts == ["a\nb", ""]
+
+
+def test_timestamps_with_any_zone_or_none_are_read_as_pi_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")  # a zone-less time is UTC on any machine
+    time.tzset()
+    try:
+        stamps = ["2026-01-02T03:04:05.678Z", "2026-01-02T05:04:05.678+02:00",
+                  "2026-01-02T03:04:05.678", "not a date"]
+        text = doc(header(), *(
+            entry("custom_message", f"{n}" * 8, None if n == 0 else f"{n - 1}" * 8,
+                  customType="x", content="c", display=True)
+            .replace(f'"timestamp":"{TS}"', f'"timestamp":"{stamp}"')
+            for n, stamp in enumerate(stamps)
+        ))
+        got = [m.message["timestamp"] for m in session_context(analyze(text)).messages]
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert got == [1767323045678, 1767323045678, 1767323045678, None]
+
+
+def raw(**obj: object) -> str:
+    return js({"timestamp": TS, **obj})
+
+
+def message(ident: object, parent: object, text: str) -> str:
+    return raw(type="message", id=ident, parentId=parent,
+               message={"role": "user", "content": text, "timestamp": 1})
+
+
+def test_ids_are_looked_up_as_a_javascript_map_does() -> None:
+    # numbers by value (1 and 1.0 are one key), never equal to a string, a boolean or null
+    cases = [(1, 1.0, True), (1, "1", False), (1, True, False), ("x", "x", True),
+             (True, True, True), (False, 0, False), ({}, {}, False), ([1], [1], False)]
+    for ident, parent, linked in cases:
+        text = doc(header(), message(ident, None, "root"), message("z", parent, "leaf"))
+        got = [m.message["content"] for m in session_context(analyze(text)).messages]
+        assert got == (["root", "leaf"] if linked else ["leaf"]), (ident, parent)
+
+
+def test_a_context_edit_targets_null_and_undefined_ids_apart() -> None:
+    def omitted(target: object, ident: object) -> bool:
+        leaf = {"id": ident} if ident is not UNDEFINED else {}
+        text = doc(
+            header(),
+            user(A, None),
+            raw(type="context_edit", id=B, parentId=A, replacement=None,
+                **({"targetId": target} if target is not UNDEFINED else {})),
+            raw(type="message", **leaf, parentId=B,
+                message={"role": "user", "content": "leaf", "timestamp": 1}),
+        )
+        return [m.line for m in session_context(analyze(text)).messages] == [1]
+
+    assert omitted(None, None) and omitted(UNDEFINED, UNDEFINED)
+    assert not omitted(None, UNDEFINED) and not omitted(UNDEFINED, None)
+
+
+def test_a_compaction_with_an_object_id_is_found_by_identity() -> None:
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        raw(type="compaction", id={"k": 1}, parentId=B, summary="s", firstKeptEntryId=B,
+            tokensBefore=1),
+    )
+    assert roles(session_context(analyze(text))) == [("compactionSummary", 3), ("assistant", 2)]
+
+
+def test_text_blocks_join_as_javascript_joins_them() -> None:
+    blocks = [{"type": "text", "text": "a"}, {"type": "text"}, {"type": "text", "text": None},
+              {"type": "text", "text": 5}, {"type": "text", "text": [1, None, "b"]}]
+    text = doc(header(), entry("custom_message", A, None, customType="x", display=True,
+                               content=blocks))
+    assert session_context(analyze(text)).messages[0].text == "a\n\n\n5\n1,,b"
+
+
+def test_bash_text_interpolates_values_as_javascript_strings_them() -> None:
+    commands = [None, True, False, 2.0, 2.5, {"a": 1}, [1, None, "a", [2, True]], "ls"]
+    codes: list[object] = ["0", False, 0.0, 2.0, None, 0, 0, 0]
+    lines = [header()]
+    for n, (command, code) in enumerate(zip(commands, codes, strict=True)):
+        lines.append(bash(f"{n}" * 8, None if n == 0 else f"{n - 1}" * 8, command=command,
+                          output="", exitCode=code))
+    lines.append(raw(type="message", id="u" * 8, parentId="7" * 8, message={
+        "role": "bashExecution", "output": "o", "truncated": False,
+        "fullOutputPath": "/tmp/o", "timestamp": 1}))  # no command; not truncated
+    lines.append(bash("v" * 8, "u" * 8, truncated=True))  # truncated, but no path
+    texts = [m.text for m in session_context(analyze(doc(*lines))).messages]
+    assert texts == [
+        "Ran `null`\n(no output)\n\nCommand exited with code 0",  # "0" is no number
+        "Ran `true`\n(no output)\n\nCommand exited with code false",
+        "Ran `false`\n(no output)",  # 0.0 is 0
+        "Ran `2`\n(no output)\n\nCommand exited with code 2",
+        "Ran `2.5`\n(no output)",
+        "Ran `[object Object]`\n(no output)",
+        "Ran `1,,a,2,true`\n(no output)",
+        "Ran `ls`\n(no output)",
+        "Ran `undefined`\n```\no\n```",
+        "Ran `ls`\n(no output)",
+    ]
