@@ -1,0 +1,287 @@
+"""Does the session resume? PI423-PI425 as :mod:`pi_lsp.core.pairing` reports them: on the
+entry that causes each fault, an error for the leaf pi resumes from and a warning for other
+leaves, with the words, spans and related places a user reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pi_lsp.core import pairing
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.findings import Severity
+
+from .pi_sessions import assistant, doc, entry, header, result, user
+
+A, B, C, D, E, F, G, H = (c * 8 for c in "abcdefgh")
+REJECT = "providers such as Anthropic reject every request built from it, so the session cannot resume"
+RESUMED = "the context for the leaf pi resumes from breaks: "
+OTHER = "the context for another leaf of this tree breaks: "
+
+
+def found(text: str) -> list[tuple[Any, ...]]:
+    """``(code, severity, line, spanned text, message, related)`` of PI420-PI425; a related
+    place is ``(line, spanned text, message)``, with ``"<line>"`` for a whole line."""
+    a = analyze(text)
+
+    def spanned(line: int, start: int, end: int) -> str:
+        part = a.lines[line][start:end]
+        return "<line>" if part == a.lines[line] else part
+
+    return [
+        (
+            f.code,
+            f.severity,
+            f.span.line,
+            spanned(f.span.line, f.span.start, f.span.end),
+            f.message,
+            [(r.span.line, spanned(r.span.line, r.span.start, r.span.end), r.message)
+             for r in f.related],
+        )
+        for f in a.findings
+        if f.code in ("PI420", "PI422", "PI423", "PI424", "PI425")
+    ]
+
+
+def custom(ident: str, parent: str) -> str:
+    return entry("custom_message", ident, parent, customType="x", content="note", display=True)
+
+
+def compaction(ident: str, parent: str, kept: str, **more: Any) -> str:
+    return entry("compaction", ident, parent, summary="s", firstKeptEntryId=kept,
+                 tokensBefore=9, **more)
+
+
+def edit(ident: str, parent: str, target: str, replacement: Any = None) -> str:
+    return entry("context_edit", ident, parent, targetId=target, replacement=replacement)
+
+
+CALL = (2, "<line>", "the assistant turn that holds call 't1'")
+
+
+def test_compaction_that_summarises_the_call_away() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), compaction(E, D, C), user(F, E),
+    )
+    assert found(text) == [(
+        "PI423", Severity.ERROR, 5, f'"{C}"',
+        RESUMED + "this compaction's kept range starts after the assistant turn holding tool "
+        "call 't1' (line 3) but keeps its result (line 4), so the context pi sends begins with "
+        "an orphaned tool result; " + REJECT,
+        [(3, '"t1"', "the orphaned tool result"), CALL],
+    )]
+
+
+def test_compaction_off_the_resumed_path_is_pi424() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), compaction(E, D, C), user(F, E), user(G, A, "start over"),
+    )
+    assert found(text) == [(
+        "PI424", Severity.WARNING, 5, f'"{C}"',
+        "this compaction's kept range starts inside a tool exchange: it keeps the tool result "
+        "on line 4 but not the call before it; whenever this is the newest compaction on the "
+        "path, the context pi sends holds an orphaned result and " + REJECT,
+        [(3, '"t1"', "the first kept tool result"),
+         (2, "<line>", "the assistant turn holding its call (summarised away)")],
+    )]
+
+
+def test_context_edit_that_removes_the_call() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), edit(E, D, B),
+    )
+    message = (
+        "this context edit removes tool call 't1' (line 3) from the context but not its result "
+        "(line 4), which is sent as an orphan; " + REJECT
+    )
+    related = [(3, '"t1"', "the orphaned tool result"), CALL]
+    assert found(text) == [("PI423", Severity.ERROR, 5, f'"{B}"', RESUMED + message, related)]
+    # on another leaf: a warning, judged from the request that ends at the edit
+    other = text + user(F, A, "elsewhere") + "\n"
+    assert found(other) == [("PI423", Severity.WARNING, 5, f'"{B}"', OTHER + message, related)]
+
+
+def test_dropped_turn_whose_result_is_still_sent() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",), stop="error"),
+        result(C, B, "t1"), user(D, C, "again"),
+    )
+    message = (
+        "pi-ai drops this failed or aborted assistant turn from the request, but the result of "
+        "its tool call 't1' (line 4) is still sent, as an orphan; " + REJECT
+    )
+    related = [(3, '"t1"', "the orphaned tool result")]
+    assert found(text) == [("PI423", Severity.ERROR, 2, '"error"', RESUMED + message, related)]
+    aborted = text.replace('"stopReason":"error"', '"stopReason":"aborted"')
+    assert [f[:4] for f in found(aborted)] == [("PI423", Severity.ERROR, 2, '"aborted"')]
+    elsewhere = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",), stop="error"),
+        result(C, B, "t1"), user(D, A, "again"),
+    )
+    assert found(elsewhere) == [
+        ("PI423", Severity.WARNING, 2, '"error"', OTHER + message, related)
+    ]
+
+
+def test_message_between_call_and_result() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), user(C, B, "wait"),
+        result(D, C, "t1"),
+    )
+    assert found(text) == [(
+        "PI423", Severity.ERROR, 3, '"user"',
+        RESUMED + "pi sends this entry as a user message between tool call 't1' (line 3) and its "
+        'result (line 5): pi answers the call with "No result provided" here, and the real '
+        "result is sent as an orphan; " + REJECT,
+        [(4, '"t1"', "the orphaned tool result"), CALL],
+    )]
+    # a custom message has no role: the finding is on its type
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), custom(C, B),
+        result(D, C, "t1"),
+    )
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 3, '"custom_message"')]
+
+
+def test_message_between_call_and_result_on_another_branch_is_pi425() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), custom(C, B),
+        result(D, C, "t1"), assistant(E, D), user(F, A, "no"), assistant(G, F),
+    )
+    assert found(text) == [(
+        "PI425", Severity.WARNING, 3, '"custom_message"',
+        "pi sends this entry as a user message between the tool calls of the assistant turn on "
+        'line 3 and their results (line 5): pi answers the calls with "No result provided" here '
+        "and the real results become orphans, which providers such as Anthropic reject",
+        [(2, "<line>", "the assistant turn with the calls"),
+         (4, '"t1"', "a result sent as an orphan")],
+    )]
+
+
+def test_result_not_right_after_its_call() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), assistant(C, B),
+        result(D, C, "t1"),
+    )
+    assert found(text) == [(
+        "PI423", Severity.ERROR, 4, '"t1"',
+        RESUMED + "this tool result answers 't1', but no assistant turn with that call comes "
+        "right before it in the context pi sends; " + REJECT,
+        [CALL],
+    )]
+
+
+def test_faults_another_code_reports_get_no_pi423() -> None:
+    # a call nowhere on the path is PI420, a second answer PI422: not PI423 as well
+    nowhere = doc(header(), user(A, None), assistant(B, A), result(C, B, "t9"))
+    assert [f[0] for f in found(nowhere)] == ["PI420"]
+    twice = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        result(D, C, "t1"),
+    )
+    assert [f[0] for f in found(twice)] == ["PI422"]
+
+
+def test_a_dropped_turn_whose_result_an_edit_omits_is_sound() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",), stop="error"),
+        result(C, B, "t1"), edit(D, C, C), user(E, D, "again"),
+    )
+    assert found(text) == []
+
+
+def test_v1_compaction_is_reported_on_its_kept_index() -> None:
+    text = doc(
+        header(None), user(None, False), assistant(None, False, calls=("t1",)),
+        result(None, False, "t1"), assistant(None, False),
+        entry("compaction", None, False, summary="s", firstKeptEntryIndex=3, tokensBefore=1),
+        user(None, False),
+    )
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 5, "3")]
+
+
+def between(interloper: str) -> str:
+    """``interloper`` (line 3) between a call and its result, on a branch pi does not resume."""
+    return doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), interloper,
+        result(D, C, "t1"), user(F, A, "no"),
+    )
+
+
+def bash(**fields: Any) -> str:
+    message = {"role": "bashExecution", "command": "ls", "output": "", "exitCode": 0,
+               "cancelled": False, "truncated": False, "timestamp": 1, **fields}
+    return entry("message", C, B, message=message)
+
+
+def test_which_entries_pi_sends_as_user_messages() -> None:
+    def pi425(interloper: str) -> list[tuple[Any, ...]]:
+        return [f[:4] for f in found(between(interloper))]
+
+    summary = entry("branch_summary", C, B, fromId=A, summary="back")
+    assert pi425(summary) == [("PI425", Severity.WARNING, 3, '"branch_summary"')]
+    for no_summary in ("", None, 0, False):
+        assert pi425(entry("branch_summary", C, B, fromId=A, summary=no_summary)) == []
+    assert pi425(bash()) == [("PI425", Severity.WARNING, 3, '"bashExecution"')]
+    assert pi425(bash(excludeFromContext=False)) == pi425(bash())
+    assert pi425(bash(excludeFromContext=True)) == []  # a !! command is not sent
+    assert pi425(custom(C, B)) == [("PI425", Severity.WARNING, 3, '"custom_message"')]
+    assert pi425(entry("label", C, B, targetId=A, label="x")) == []
+    assert pi425(entry("message", C, B, message={"role": "system", "content": "s"})) == []
+
+
+def two_edits_off_the_resumed_path() -> str:
+    """Two branches, each a tool exchange whose call an edit removes (lines 5 and 10);
+    pi resumes from a third branch (line 11)."""
+    return doc(
+        header(), user(A, None),
+        assistant(B, A, calls=("t1",)), result(C, B, "t1"), assistant(D, C), edit(E, D, B),
+        assistant("b2" * 4, A, calls=("t2",)), result("c2" * 4, "b2" * 4, "t2"),
+        assistant("d2" * 4, "c2" * 4), user("x2" * 4, "d2" * 4),
+        edit("e2" * 4, "x2" * 4, "b2" * 4), user(F, A, "elsewhere"),
+    )
+
+
+def test_edits_off_the_resumed_path_are_judged_newest_first_within_a_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = two_edits_off_the_resumed_path()
+    assert [f[:3] for f in found(text)] == [
+        ("PI423", Severity.WARNING, 5), ("PI423", Severity.WARNING, 10)
+    ]
+    # the newer edit's path has 6 entries (root to edit): a budget of 6 is spent on it,
+    # one of 7 is not
+    monkeypatch.setattr(pairing, "EDIT_BUDGET", 6)
+    assert [f[2] for f in found(text)] == [10]
+    monkeypatch.setattr(pairing, "EDIT_BUDGET", 7)
+    assert [f[2] for f in found(text)] == [5, 10]
+
+
+def test_an_edit_whose_request_breaks_elsewhere_is_not_blamed() -> None:
+    # off the resumed path only the edit itself is judged: the dropped turn before it is
+    # reported once, as a candidate, and the edit that omits an unrelated message not at all
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",), stop="error"),
+        result(C, B, "t1"), user(D, C, "next"), edit(E, D, D), user(F, A, "elsewhere"),
+    )
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.WARNING, 2, '"error"')]
+
+
+def test_no_pairing_findings_for_a_file_pi_does_not_load() -> None:
+    body = [user(A, None), assistant(B, A, calls=("t1",)), assistant(C, B), result(D, C, "t1")]
+    assert [f[0] for f in found(doc(header(), *body))] == ["PI423"]
+    assert found(doc(header(id=7), *body)) == []  # no string id: pi loads nothing
+    assert found(doc(*body)) == []  # no header at all
+
+
+def test_a_parent_cycle_reports_nothing() -> None:
+    # pi hangs walking the cycle: there is no request to judge
+    text = doc(
+        header(), user(A, F), assistant(B, A, calls=("t1",)), assistant(C, B),
+        result(F, C, "t1"),
+    )
+    assert [f[0] for f in found(text) if f[0] != "PI420"] == []
