@@ -154,13 +154,11 @@ def _key(value: Any) -> Any:
     """A dict key with JavaScript ``Map`` semantics (SameValueZero; objects by identity)."""
     if type(value) is str:  # ids: the common case first
         return ("s", value)
-    if value is UNDEFINED or value is None:
-        return ("u",) if value is UNDEFINED else ("null",)
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, int | float):
         return ("n", float(value))
-    return ("o", id(value))
+    return ("o", id(value))  # objects, arrays and the singletons null and undefined
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -190,7 +188,7 @@ def content_text(content: Any, separator: str = "\n") -> str:
     if not isinstance(content, list):
         return ""
     return separator.join(
-        _join_part(block.get("text", UNDEFINED))
+        _join_part(block.get("text"))  # missing or null: nothing
         for block in content
         if isinstance(block, dict) and block.get("type") == "text"
     )

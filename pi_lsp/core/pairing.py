@@ -314,7 +314,7 @@ def check(
     ``reported`` holds ``(line, code)`` of the link findings made so far, so a result that
     PI420 or PI422 already reports does not get a PI423 on top.
     """
-    if a.fmt != "pi" or not pi_accepts(a):
+    if not pi_accepts(a):  # a file of the other dialect is not pi's either
         return [], None
     entries = context.entries_of(a)
     state = State(

@@ -7,7 +7,14 @@ import time
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import SessionContext, session_context
+from pi_lsp.core.context import (
+    SessionContext,
+    build_context,
+    entries_of,
+    entry_index,
+    extend_context,
+    session_context,
+)
 from pi_lsp.core.migrate import UNDEFINED
 
 from .pi_sessions import TS, assistant, doc, entry, header, hook, js, result, user
@@ -492,3 +499,45 @@ def test_bash_text_interpolates_values_as_javascript_strings_them() -> None:
         "Ran `undefined`\n```\no\n```",
         "Ran `ls`\n(no output)",
     ]
+
+
+def grown(*more: str) -> tuple[SessionContext | None, SessionContext]:
+    """The context of a session extended by ``more`` from the one before, and the one pi builds."""
+    base = [header(), entry("thinking_level_change", A, None, thinkingLevel="low"),
+            user(B, A), assistant(C, B, calls=("t",))]
+    before = entries_of(analyze(doc(*base)))
+    entries = entries_of(analyze(doc(*base, *more)))
+    ctx = build_context(before)
+    return extend_context(ctx, entries, entry_index(entries), len(before)), build_context(entries)
+
+
+def test_a_context_extended_by_children_of_the_leaf_is_the_one_pi_builds() -> None:
+    more = (result(D, C, "t"), entry("model_change", E, D, provider="p", modelId="m"),
+            entry("thinking_level_change", F, E, thinkingLevel="high"), assistant(G, F, model="m2"))
+    got, want = grown(*more)
+    assert got == want
+    assert got is not None and got.thinking_level == "high" and got.leaf == 7
+    assert got.model == {"provider": "anthropic", "modelId": "m2"}
+    assert [m.line for m in got.messages] == [2, 3, 4, 7] and got.path == list(range(1, 8))
+
+
+def test_a_context_is_not_extended_past_what_changes_earlier_messages() -> None:
+    assert grown()[0] == grown()[1]  # nothing appended: the same context
+    for more in (
+        (entry("compaction", D, C, summary="s", firstKeptEntryId=C, tokensBefore=1),),
+        (edit(D, C, B, None),),
+        (user(D, B),),  # a sibling of the leaf: another branch
+        (user(D, None),),  # a new root
+        (entry("message", D, False, message={"role": "user", "content": "x"}),),  # no parent
+        (user(D, C), user(D, C)),  # the id taken again by the next entry
+    ):
+        got, want = grown(*more)
+        assert got is None, more
+        assert want.leaf == 3 + len(more)
+    # a context pi cannot build (a cycle) or with no leaf is not extended: built anew
+    entries = entries_of(analyze(doc(header(), user(A, C), user(B, A), user(C, B), user(D, C))))
+    looped = build_context(entries[:3])
+    assert looped.cycle and extend_context(looped, entries, entry_index(entries), 3) is None
+    null_leaf = build_context(entries[:3], None)
+    assert extend_context(null_leaf, entries, entry_index(entries), 3) is None
+    assert extend_context(build_context([]), entries, entry_index(entries), 0) is None

@@ -285,3 +285,35 @@ def test_a_parent_cycle_reports_nothing() -> None:
         result(F, C, "t1"),
     )
     assert [f[0] for f in found(text) if f[0] != "PI420"] == []
+
+
+def test_an_appended_session_is_paired_as_a_fresh_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    original = pairing.extend
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(pairing, "extend", counted)
+    steps = [
+        [header(), user(A, None), assistant(B, A, calls=("t1",), stop="error"),
+         result(C, B, "t1")],
+        [user(D, C, "again"), assistant(E, D, calls=("t2",)), custom(F, E)],
+        [result(G, F, "t2"), assistant("g2" * 4, A, calls=("t3",)),
+         result("g3" * 4, "g2" * 4, "t3"), assistant("g4" * 4, "g3" * 4),
+         edit("g5" * 4, "g4" * 4, "g2" * 4), user(H, G, "back on the first branch")],
+        [assistant("h2" * 4, H, calls=("t4",)), user("h3" * 4, "h2" * 4, "wait"),
+         result("h4" * 4, "h3" * 4, "t4")],
+    ]
+    text, previous = "", None
+    for lines in steps:
+        text += doc(*lines)
+        a = analyze(text, previous=previous)
+        fresh = analyze(text)
+        assert a.findings == fresh.findings
+        previous = a
+    codes = {(f.code, f.span.line) for f in previous.findings if f.code in ("PI423", "PI425")}
+    # the dropped turn, the custom message, the edit on the other branch, the "wait"
+    assert codes == {("PI423", 2), ("PI423", 6), ("PI423", 11), ("PI423", 14)}
+    assert len(calls) == len(steps) - 1
