@@ -76,6 +76,10 @@ def test_leaf_choice() -> None:
     assert roles(session_context(a, "nope")) == [("user", 1), ("user", 3)]  # falls back
     assert roles(session_context(a, None)) == []  # pi's explicit null leaf
     assert roles(session_context(a, leaf_line=2)) == [("user", 1), ("user", 2)]
+    # a falsy leaf id is no leaf id (pi: `if (leafId)`), even where an entry has that id
+    b = analyze(doc(header(), entry("message", "", None, message={"role": "user", "content": "x"}),
+                    user(B, None)))
+    assert roles(session_context(b, "")) == [("user", 2)]
 
 
 def test_compaction_keeps_from_first_kept_entry() -> None:
@@ -364,8 +368,10 @@ def test_json_names_the_edit_and_why_a_message_is_dropped() -> None:
 
 
 def test_json_of_an_empty_session_has_no_leaf() -> None:
-    out = session_context(analyze(doc(header()))).to_json()
+    ctx = session_context(analyze(doc(header())))
+    out = ctx.to_json()
     assert out["leaf"] is None and out["messages"] == []
+    assert not ctx.cycle  # `pi-lsp context` warns of a cycle only when there is one
 
 
 def test_bash_text_without_output_and_cancelled() -> None:
@@ -432,7 +438,9 @@ def message(ident: object, parent: object, text: str) -> str:
 def test_ids_are_looked_up_as_a_javascript_map_does() -> None:
     # numbers by value (1 and 1.0 are one key), never equal to a string, a boolean or null
     cases = [(1, 1.0, True), (1, "1", False), (1, True, False), ("x", "x", True),
-             (True, True, True), (False, 0, False), ({}, {}, False), ([1], [1], False)]
+             (True, True, True), (False, 0, False), ({}, {}, False), ([1], [1], False),
+             # a falsy parentId ends the walk, even where an entry has that id
+             (None, None, False), ("", "", False), (0, 0, False), (False, False, False)]
     for ident, parent, linked in cases:
         text = doc(header(), message(ident, None, "root"), message("z", parent, "leaf"))
         got = [m.message["content"] for m in session_context(analyze(text)).messages]
