@@ -400,11 +400,10 @@ def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
     if compaction is UNDEFINED:
         return list(path)
     c_id = _get(compaction, "id")
-    index = next((n for n, (_, e) in enumerate(path) if _same(_get(e, "id"), c_id)), -1)
-    if index < 0:
-        return list(path)
-    head = next((le for le in path if le[1] is compaction), path[index])
-    out = [head]
+    # the compaction is on the path and its id is _same as itself: pi's findIndex always
+    # finds an index, so its "< 0" fallback (the whole path) never applies
+    index = next(n for n, (_, e) in enumerate(path) if _same(_get(e, "id"), c_id))
+    out = [next(le for le in path if le[1] is compaction)]
     first_kept = _get(compaction, "firstKeptEntryId")
     found = False
     for line, entry in path[:index]:
