@@ -317,3 +317,14 @@ def test_an_appended_session_is_paired_as_a_fresh_one(monkeypatch: pytest.Monkey
     # the dropped turn, the custom message, the edit on the other branch, the "wait"
     assert codes == {("PI423", 2), ("PI423", 6), ("PI423", 11), ("PI423", 14)}
     assert len(calls) == len(steps) - 1
+
+
+def test_the_call_of_an_orphan_is_the_nearest_one_before_it() -> None:
+    # the call id comes again in a later turn: that turn is not the orphan's call
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), user(C, B, "wait"),
+        result(D, C, "t1"), assistant(E, D, calls=("t1",)), result(F, E, "t1"),
+    )
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 3, '"user"')
+    ]
