@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -549,3 +550,115 @@ def test_pi_loads_the_converted_chain_and_api_samples(tmp_path: Path) -> None:
         ("assistant", []),
     ]
     assert result["context"]["model"] == {"provider": "anthropic", "modelId": "claude-3-5-sonnet"}
+
+
+# ----------------------------------------------------------------------------- mutation tests
+# (tests/MUTATION.md): behaviour the tests above do not pin.
+
+NAMED = "/s/--w--/2026-08-01T10-00-00-000Z_0190f3a2-aaaa-7bbb-8ccc-0123456789ab.jsonl"
+
+
+def test_convert_text_keeps_the_id_in_the_file_name() -> None:
+    assert lines_of(convert_text(DOC_SAMPLE, NAMED))[0]["id"] == (
+        "0190f3a2-aaaa-7bbb-8ccc-0123456789ab"
+    )
+
+
+def test_not_a_book_file_says_why() -> None:
+    # the LSP's convert command shows this message to the user
+    with pytest.raises(NotBookError, match=r"^not a book-dialect session file \(no session_header"):
+        convert_text('{"type":"session","version":3,"id":"s","timestamp":"t"}\n')
+
+
+def test_session_id_without_a_name_is_a_uuid_of_the_text() -> None:
+    first, second = convert(DOC_SAMPLE).session_id, convert(CHAIN_SAMPLE).session_id
+    assert first != second
+    assert str(uuid.UUID(first)) == first and uuid.UUID(first).version == 5
+    assert convert(DOC_SAMPLE, "/s/not-a-pi-name.jsonl").session_id == first
+
+
+def test_a_lone_surrogate_is_converted() -> None:
+    # a file read with surrogate escapes (undecodable bytes) holds lone surrogates
+    source = render([HEADER]) + '{"type":"user_message","id":"u\udcff","parentId":null}\n'
+    conversion = convert(source)
+    assert uuid.UUID(conversion.session_id)
+    assert lines_of(conversion.text)[1]["id"] == "u\udcff"
+
+
+def test_a_block_of_a_container_type_is_named_as_json() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[{"type": {"k": "v"}}, {"type": ["x"]}]),
+        ]
+    )
+    assert [str(loss) for loss in convert(source).losses] == [
+        'line 2: content[0]: a {"k":"v"} block has no place in pi\'s user and tool result '
+        "content: dropped",
+        'line 2: content[1]: a ["x"] block has no place in pi\'s user and tool result '
+        "content: dropped",
+    ]
+
+
+def test_thinking_at_the_root_folds_into_the_next_root_assistant() -> None:
+    think = [{"type": "thinking", "text": "hmm"}]
+    source = render(
+        [
+            HEADER,
+            entry("thinking", "t", None, content=think, thinkingLevel="low"),
+            entry("assistant_message", "a", None, content=[text("yes")]),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["t"] == {
+        "type": "thinking_level_change",
+        "id": "t",
+        "parentId": None,
+        "timestamp": "2026-08-01T09:00:01Z",
+        "thinkingLevel": "low",
+    }
+    assert objs["a"]["message"]["content"] == [{"type": "thinking", "thinking": "hmm"}, text("yes")]
+
+
+def test_missing_or_odd_usage_numbers_count_as_zero() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            entry(
+                "assistant_message",
+                "a",
+                "u",
+                content=[text("yes")],
+                usage={"inputTokens": 5, "outputTokens": True, "cacheReadTokens": "7"},
+            ),
+        ]
+    )
+    usage = by_id(lines_of(convert_text(source)))["a"]["message"]["usage"]
+    assert usage == {
+        "input": 5,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 5,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+
+
+@pytest.mark.parametrize(
+    ("stamp", "millis"),
+    [
+        ("2026-08-01T09:00:01Z", 1785574801000),
+        ("2026-08-01T09:00:01", 1785574801000),  # no zone: UTC
+        ("2026-08-01T11:00:01+02:00", 1785574801000),
+        ("2026-08-01T09:00:01.250Z", 1785574801250),
+        ("yesterday", None),
+        (1785574801000, None),
+    ],
+)
+def test_message_timestamps_are_unix_milliseconds(stamp: Any, millis: int | None) -> None:
+    user = entry("user_message", "u", None, content=[text("hi")])
+    user["timestamp"] = stamp
+    [_, out] = lines_of(convert_text(render([HEADER, user])))
+    assert out["timestamp"] == stamp  # the entry keeps the book's
+    assert out["message"].get("timestamp") == millis
