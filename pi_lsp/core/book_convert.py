@@ -437,7 +437,12 @@ class _Converter:
             "mimeType": media if isinstance(media, str) else "image/png",
         }
 
-    def _thinking(self, block: dict[str, Any]) -> dict[str, Any]:
+    def _thinking(
+        self, line: int, where: tuple[str | int, ...], block: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A thinking block (the book's ``text``, else Anthropic's ``thinking``) in pi's shape."""
+        used = ("type", "text" if "text" in block else "thinking", "signature")
+        self._drop_rest(line, block, used, "no pi field", where)
         text = block.get("text", block.get("thinking"))
         out: dict[str, Any] = {
             "type": "thinking",
@@ -474,8 +479,7 @@ class _Converter:
                 self._drop_rest(line, block, ("type", "text"), "no pi field", where)
                 out.append(self._text(block))
             elif kind == "thinking":
-                self._drop_rest(line, block, ("type", "text", "signature"), "no pi field", where)
-                out.append(self._thinking(block))
+                out.append(self._thinking(line, where, block))
             elif kind == "tool_use":
                 self._drop_rest(line, block, ("type", "id", "name", "input"), "no pi field", where)
                 args = block.get("input")
@@ -501,10 +505,7 @@ class _Converter:
         for n, block in enumerate(blocks if isinstance(blocks, list) else []):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind in ("thinking", "text"):
-                self._drop_rest(
-                    line, block, ("type", "text", "signature"), "no pi field", ("content", n)
-                )
-                out.append(self._thinking(block))
+                out.append(self._thinking(line, ("content", n), block))
             else:
                 self._lose(
                     line,
