@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -1110,3 +1111,85 @@ def test_the_thinking_text_of_a_block_is_not_listed_as_lost() -> None:
         "line 2: content[1].thinking: no pi field",
         "line 3: content[1].thinking: no pi field",
     ]
+
+
+def test_a_timestamp_without_a_zone_is_utc_in_any_local_zone() -> None:
+    user = entry("user_message", "u", None, content=[text("hi")])
+    user["timestamp"] = "2026-08-01T09:00:01"
+    source = render([HEADER, user])
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    try:
+        [_, out] = lines_of(convert_text(source))
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    assert out["message"]["timestamp"] == 1785574801000
+
+
+def test_messages_with_one_id_get_different_split_ids() -> None:
+    calls = entry("assistant_message", "a", None, content=[use("t1", "bash"), use("t2", "bash")])
+    results = [result_block("t1", "x"), result_block("t2", "y"), text("k")]
+    source = render(
+        [
+            HEADER,
+            calls,
+            entry("user_message", "u", "a", content=results),
+            entry("user_message", "u", "a", content=results),
+        ]
+    )
+    ids = _split_ids(lines_of(convert_text(source)))
+    assert len(ids) == 4 == len(set(ids))
+
+
+def test_odd_entries_keep_all_their_fields() -> None:
+    source = render(
+        [
+            HEADER,
+            {"type": "session_header", "createdAt": 5},  # a second header: an unknown entry
+            entry("bookmark", "k", None, content=[text("kept")]),
+            entry("tool_call", "c", "k", toolName="bash", toolCallId="t", content="x"),
+            entry("assistant_message", "a", "c", content=[text("no call")]),
+            entry("compaction", 7, "a", summary="s"),
+        ]
+    )
+    objs = lines_of(convert_text(source))
+    assert objs[2]["data"] == {"type": "bookmark", "content": [text("kept")]}
+    assert objs[3]["data"]["content"] == "x"
+    assert objs[4]["message"]["stopReason"] == "stop"
+    assert "firstKeptEntryId" not in objs[5]  # an id that is no string names no entry
+
+
+def test_a_header_without_a_creation_time() -> None:
+    head = lines_of(convert_text(render([{"type": "session_header", "createdAt": 5}])))[0]
+    assert head["timestamp"] == ""
+
+
+def test_a_tool_result_entry_keeps_its_own_tool_name() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[use("t1", "read")]),
+            entry("tool_result", "r", "a", toolCallId="t1", toolName="cat", output={"content": []}),
+        ]
+    )
+    assert by_id(lines_of(convert_text(source)))["r"]["message"]["toolName"] == "cat"
+
+
+def test_a_huge_assistant_message_gets_no_second_tool_call() -> None:
+    # the analysis keeps a huge line's long strings cut short (model.SLIM_KEEP), so a long
+    # tool_use id there is not found for the tool_call entry below it
+    big, ident = text("A" * 600_000), "t" * 9000
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[big, use(ident, "bash")]),
+            entry("tool_call", "c", "a", toolName="bash", toolCallId=ident),
+        ]
+    )
+    content = by_id(lines_of(convert_text(source)))["a"]["message"]["content"]
+    assert [b["type"] for b in content] == ["text", "toolCall"]
