@@ -581,7 +581,7 @@ class _Converter:
         if kind == "compaction":
             return [self._compaction(line, obj)]
         if kind == "branch_summary":
-            return [self._branch_summary(line, obj)]
+            return [self._branch_summary(obj)]
         if kind == "thinking":
             return [self._thinking_entry(line, obj)]
         if kind == "tool_call":
@@ -744,7 +744,7 @@ class _Converter:
             for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
         ]
 
-    def _branch_summary(self, line: int, obj: dict[str, Any]) -> dict[str, Any]:
+    def _branch_summary(self, obj: dict[str, Any]) -> dict[str, Any]:
         root = obj.get("branchRootId")
         parent = obj.get("parentId")
         from_id = root if isinstance(root, str) else parent if isinstance(parent, str) else "root"
