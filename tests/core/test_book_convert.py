@@ -903,6 +903,7 @@ def test_tool_result_entries() -> None:
     assert [str(loss) for loss in conversion.losses] == [
         "line 5: output.meta: no pi field",
         "line 5: extra: no pi field for a tool result",
+        "line 6: output: not an object: dropped",
         "line 7: output.content[1]: a audio block has no place in pi's user and tool result "
         "content: dropped",
     ]
@@ -1193,3 +1194,65 @@ def test_a_huge_assistant_message_gets_no_second_tool_call() -> None:
     )
     content = by_id(lines_of(convert_text(source)))["a"]["message"]["content"]
     assert [b["type"] for b in content] == ["text", "toolCall"]
+
+
+def test_content_that_is_no_list_is_listed_as_lost() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content="hi"),
+            entry("thinking", "t", "u", thinkingLevel="low", content={"text": "hmm"}),
+            entry("assistant_message", "a", "t", content="yes", modelId=None),
+            entry(
+                "user_message",
+                "u2",
+                "a",
+                content=[{"type": "tool_result", "toolUseId": "t9", "content": "out"}],
+            ),
+            entry("tool_result", "r", "u2", toolCallId="t8", output={"content": 5}),
+            entry("user_message", "u3", "r", content=None),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    assert [objs[i]["message"]["content"] for i in ("u", "a", "u2", "r", "u3")] == [[]] * 5
+    assert objs["u2"]["message"]["toolName"] == "unknown"  # no tool_use has its id
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 2: content: not a list of blocks: dropped",
+        "line 3: content: not a list of blocks: dropped",
+        "line 4: content: not a list of blocks: dropped",
+        "line 5: content[0].content: not a list of blocks: dropped",
+        "line 6: output.content: not a list of blocks: dropped",
+    ]
+
+
+def test_results_after_a_repeated_one_are_still_split_out() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[use("t1", "bash"), use("t2", "bash")]),
+            entry(
+                "user_message",
+                "u",
+                "a",
+                content=[result_block("t1", "x"), result_block("t1", "y"), result_block("t2", "z")],
+            ),
+        ]
+    )
+    objs = lines_of(convert_text(source))
+    assert [(o["message"]["toolCallId"], o["message"]["content"]) for o in objs[2:]] == [
+        ("t1", [text("x")]),
+        ("t2", [text("z")]),
+    ]
+
+
+def test_a_split_id_skips_every_id_already_taken() -> None:
+    calls = entry("assistant_message", "a", None, content=[use("t1", "bash")])
+    user = entry("user_message", "u", "a", content=[result_block("t1", "x"), text("k")])
+    base = [HEADER, calls, user]
+    taken: list[str] = []
+    for _ in range(3):
+        extra = [entry("user_message", i, None, content=[text("mine")]) for i in taken]
+        [split] = _split_ids(lines_of(convert_text(render(base + extra))))
+        assert split not in taken
+        taken.append(split)
