@@ -1151,7 +1151,7 @@ def test_odd_entries_keep_all_their_fields() -> None:
     source = render(
         [
             HEADER,
-            {"type": "session_header", "createdAt": 5},  # a second header: an unknown entry
+            {"type": "session_header", "createdAt": 5},  # a second header: no entry
             entry("bookmark", "k", None, content=[text("kept")]),
             entry("tool_call", "c", "k", toolName="bash", toolCallId="t", content="x"),
             entry("assistant_message", "a", "c", content=[text("no call")]),
@@ -1159,6 +1159,7 @@ def test_odd_entries_keep_all_their_fields() -> None:
         ]
     )
     objs = lines_of(convert_text(source))
+    assert objs[1] == {"type": "session_header", "createdAt": 5}  # copied as it is
     assert objs[2]["data"] == {"type": "bookmark", "content": [text("kept")]}
     assert objs[3]["data"]["content"] == "x"
     assert objs[4]["message"]["stopReason"] == "stop"
