@@ -226,7 +226,7 @@ def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
         items.append(md_escape(split))
     if t.models:
         items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
-    if t.duration is not None and t.started and t.ended:
+    if t.duration is not None:  # (then both times are known)
         items.append(f"duration: {_duration(t.duration)} ({t.started} → {t.ended})")
     out += [f"- {item}" for item in items]
     return "\n".join(out)
@@ -251,8 +251,7 @@ def _target_markdown(a: Analysis, site: Site) -> str:
     line = targets[0].line
     assert line is not None
     facts = entry_facts(a, line)
-    if facts is None:
-        return f"**{field}** → line {shown(line)}"
+    assert facts is not None  # a link names an entry's line or nothing
     return entry_markdown(a, facts) + f"\n\n*{field} → line {shown(line)}*"
 
 
@@ -275,8 +274,6 @@ def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
 def _tool_markdown(a: Analysis, subject: Subject) -> str:
     tool_id = subject.tool_id or ""
     calls, results = tool_sites(a, tool_id)
-    if subject.site is not None:
-        return _target_markdown(a, subject.site)
     head = _call_markdown(a, *calls[0]) if calls else f"**toolCall** {code(tool_id)}"
     if not results:
         return head + "\n\n- no toolResult answers this call"
@@ -324,8 +321,6 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
             return HoverText(md, line, cur.node.key)
     subject = subject_at(a, line, column, cur)
     if subject is not None and subject.site is not None:
-        if subject.kind == "tool":
-            return HoverText(_tool_markdown(a, subject), line, subject.span)
         return HoverText(_target_markdown(a, subject.site), line, subject.span)
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
@@ -336,8 +331,7 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
             md += f"\n- {md_escape(heavy)}"
         return HoverText(md, line, (whole.start, whole.end))
     facts = entry_facts(a, line)
-    if facts is None:
-        return None
+    assert facts is not None  # the line is an entry
     md = entry_markdown(a, facts)
     if subject is not None and subject.declaration:
         refs = references_to(a, line)
