@@ -48,6 +48,12 @@ def test_code_is_inline_code_bounded_and_without_backticks() -> None:
     assert long.startswith("`word word") and long.endswith("`") and len(long) < 90
 
 
+def test_code_keeps_eighty_characters() -> None:
+    text = "ab cd " * 13 + "ef"  # 80 characters
+    assert code(text) == f"`{text}`"
+    assert code(text + "g") == f"`{text[:79]}…`"
+
+
 # ----------------------------------------------------------------------------- entries
 
 
@@ -422,3 +428,39 @@ def test_no_hover_on_lines_that_are_not_entries_or_past_the_end() -> None:
     a = analyze('{"type":"session","version":3,"id":"s","timestamp":"t"}\n\n{oops\n[1]\n')
     assert [hover_at(a, n, 1) for n in (1, 2, 3)] == [None, None, None]
     assert hover_at(A, 2, len(LINES[2]) + 5) is None
+
+
+def test_twelve_children_need_no_more() -> None:
+    kids = [user(f"k{n}", "root") for n in range(12)]
+    md = entry_hover(analyze(doc(header(), user("root", None), *kids)), 1)
+    shown = ", ".join(str(n) for n in range(3, 15))
+    assert f"- children: lines {shown} (branch point)\n" in md
+    kids.append(user("k12", "root"))
+    md = entry_hover(analyze(doc(header(), user("root", None), *kids)), 1)
+    assert f"- children: lines {shown} and 1 more (branch point)\n" in md
+
+
+def test_a_v2_root_is_called_a_root() -> None:
+    a = analyze(doc(header(2), user("u", None), user("v", "u")))
+    assert "\n- parent: none (a root)\n" in entry_hover(a, 1)
+
+
+def test_parent_titles_and_labels_are_cut_at_sixty() -> None:
+    text = "ab cd " * 9 + "efgh"  # 58 characters: the title "user: " + it is 64
+    a = analyze(
+        doc(
+            header(),
+            user("u", None, text),
+            user("v", "u"),
+            entry("label", "l", "v", targetId="v", label=text + "ij"),
+            entry("label", "m", "l", targetId="u", label=text + "i"),
+        )
+    )
+    title = f"user: {text}"[:59] + "…"
+    assert f"\n- parent: line 2 ({title})\n" in entry_hover(a, 2)
+    assert entry_hover(a, 2).splitlines()[0].endswith(f" · 🏷 {text}ij")  # 60: kept
+    assert entry_hover(a, 1).splitlines()[0].endswith(f" · 🏷 {text}i")
+    b = analyze(
+        doc(header(), user("u", None), entry("label", "l", "u", targetId="u", label=text + "ijk"))
+    )
+    assert entry_hover(b, 1).splitlines()[0].endswith(f" · 🏷 {text}i…")
