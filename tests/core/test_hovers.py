@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -170,6 +171,40 @@ def test_context_edit_notes() -> None:
         "Context edit of line 7 has no effect: its target adds no message to the context."
         in entry_hover(a, 7)
     )
+
+
+def test_context_edits_without_effect_say_why() -> None:
+    a = analyze(
+        doc(
+            header(),
+            user("u", None, "question"),
+            assistant("b", "u"),
+            entry("branch_summary", "s", "b", fromId="b", summary="went elsewhere"),
+            _edit("e1", "s", "s", {"content": "x"}),
+            _edit("e2", "u", "b"),
+            entry("compaction", "c", "e1", summary="S", firstKeptEntryId="e1", tokensBefore=5),
+            _edit("e3", "c", "u"),
+        )
+    )
+    assert (
+        "Context edit of line 4 has no effect: pi replaces the content of user, assistant, "
+        "tool-result and custom messages only." in entry_hover(a, 4)
+    )
+    assert "Context edit of line 3 has no effect: its target is not on this edit's path." in (
+        entry_hover(a, 5)
+    )
+    assert (
+        "Context edit of line 2 has no effect: its target lies before the newest compaction's "
+        "kept range." in entry_hover(a, 7)
+    )
+
+
+def test_a_replacement_preview_is_cut_at_120() -> None:
+    text = "ab cd " * 20  # 120 characters
+    a = analyze(doc(header(), user("u", None), _edit("e", "u", "u", {"content": text + "e"})))
+    assert f"with: {text.rstrip()[:119]}…\n" in entry_hover(a, 2)
+    a = analyze(doc(header(), user("u", None), _edit("e", "u", "u", {"content": text[:-1]})))
+    assert f"with: {text[:-1]}\n" in entry_hover(a, 2)
 
 
 def test_a_replacement_without_content_previews_nothing() -> None:
@@ -464,3 +499,28 @@ def test_parent_titles_and_labels_are_cut_at_sixty() -> None:
         doc(header(), user("u", None), entry("label", "l", "u", targetId="u", label=text + "ijk"))
     )
     assert entry_hover(b, 1).splitlines()[0].endswith(f" · 🏷 {text}i…")
+
+
+def test_a_long_parent_session_path_is_cut_at_300(tmp_path: Path) -> None:
+    name = "/".join(["a dir"] * 60) + ".jsonl"  # 365 characters
+    a = analyze(doc(header(parentSession=name), user("u", None)))
+    md = at(a, 0, name[:20])[0]
+    assert md == f"**parentSession** → {name[:299]}… (**not found**)"
+    short = name[-300:]
+    a = analyze(doc(header(parentSession=short), user("u", None)), str(tmp_path / "s.jsonl"))
+    assert at(a, 0, short[:20])[0] == f"**parentSession** → {short} (**not found**)"
+
+
+def test_tool_call_arguments_are_cut_at_240() -> None:
+    value = "ab cd " * 6 + "ab"  # 38 characters: shallow() keeps it whole
+    args = {f"k{n:02d}": value for n in range(6)}  # 283 characters as compact JSON
+    text = json.dumps(args, separators=(",", ":"))
+    line = assistant("a", "u", calls=("c1",)).replace('{"command":"ls"}', text)
+    a = analyze(doc(header(), user("u", None), line, result("r", "a", "c1")))
+    md = at(a, 3, '"c1"')[0]
+    assert md == f"**toolCall** `bash` · line 3\n\n> {text[:239]}…"
+    args = {f"k{n:02d}": value for n in range(5)}  # 236 characters
+    text = json.dumps(args, separators=(",", ":"))
+    line = assistant("a", "u", calls=("c1",)).replace('{"command":"ls"}', text)
+    a = analyze(doc(header(), user("u", None), line, result("r", "a", "c1")))
+    assert at(a, 3, '"c1"')[0] == f"**toolCall** `bash` · line 3\n\n> {text}"
