@@ -129,6 +129,8 @@ def test_pi303_counts_the_entries_with_ids_and_points_at_the_first() -> None:
     f = one(a, "PI303")
     assert f.severity is Severity.WARNING and f.data == {"entries": 2}
     assert f.message.startswith("header says v1 but 2 entries carry ids (half-migrated); ")
+    version = a.lines[0].index('"version":1') + len('"version":')
+    assert span(f) == (0, version, version + 1)
     start = a.lines[2].index(f'"{A}"')
     ((related,),) = [f.related]
     assert (related.span.line, related.span.start, related.span.end) == (2, start, start + 10)

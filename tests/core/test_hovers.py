@@ -220,10 +220,28 @@ def test_system_message_without_changes() -> None:
     assert re.search(r"\n\nWritten by pi 0\.[0-9.]+ and later\.\n\n", md)
 
 
+def test_system_message_lists_its_changes() -> None:
+    message = {
+        "role": "system",
+        "content": "",
+        "sections": {"preamble": "You are pi.", "cwd": None},
+        "toolsAdded": [{"name": "read", "description": "r", "parameters": {}}],
+        "timestamp": 1,
+    }
+    md = entry_hover(analyze(doc(header(), entry("message", "s", None, message=message))), 1)
+    assert (
+        "\n\nSystem prompt and tools: sections preamble; removes cwd; tools +read. pi replays "
+        "system messages in order; a compaction checkpoint replaces them.\n\n"
+    ) in md
+
+
 def test_usage_entry_note() -> None:
     obj = {"type": "usage", "id": "u", "parentId": None, "timestamp": TS, "kind": "x"}
     md = entry_hover(analyze(doc(header(), js(obj))), 1)
-    assert "Usage entry: counted in the session's tokens and cost; not in the context" in md
+    assert (
+        "\n\nUsage entry: counted in the session's tokens and cost; not in the context, hidden "
+        "from pi's tree.\n\n"
+    ) in md
 
 
 def test_an_old_kind_has_no_notes() -> None:
@@ -320,6 +338,14 @@ def test_hover_on_a_header_key() -> None:
     start = LINES[0].index('"cwd"')
     assert span == (start, start + 5)
     assert md.startswith("**session** · `cwd`\n\n")
+
+
+def test_hover_on_a_key_of_the_second_dialect_uses_its_schema() -> None:
+    a = analyze(BOOK)
+    md, span = at(a, 1, '"content"')
+    assert md.startswith("**user_message** · `content`\n\n") and len(md) > 35
+    start = a.lines[1].index('"content"')
+    assert span == (start, start + len('"content"'))
 
 
 def test_hover_on_a_key_of_an_unknown_type_is_the_entry_hover() -> None:
