@@ -256,15 +256,14 @@ def _target_markdown(a: Analysis, site: Site) -> str:
 
 
 def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
-    if line is None:
-        return "**toolCall**"
+    assert line is not None  # (a call's target always has its line)
     obj = a.infos[line].obj
-    message = obj.get("message")
-    # pi: message.content[...] toolCall blocks; second dialect: content[...] tool_use blocks
-    content = message.get("content") if isinstance(message, dict) else obj.get("content")
-    call = content[block] if isinstance(content, list) and block < len(content) else {}
-    name = call.get("name") if isinstance(call, dict) else None
-    args = call.get("arguments", call.get("input")) if isinstance(call, dict) else None
+    # the calls indexed: pi's message.content[...] toolCall blocks (of a "message" entry),
+    # the second dialect's content[...] tool_use blocks; each a dict in that list
+    content = obj["message"]["content"] if obj.get("type") == "message" else obj["content"]
+    call = content[block]
+    name = call.get("name")
+    args = call.get("arguments", call.get("input"))
     head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {shown(line)}"
     if isinstance(args, dict):
         head += f"\n\n> {md_escape(clip(dumps(shallow(args)), 240))}"

@@ -461,8 +461,8 @@ def test_result_hover_shows_up_to_three_calls() -> None:
     calls = [assistant(f"a{n}", f"a{n - 1}" if n else "u", calls=("c1",)) for n in range(4)]
     a = analyze(doc(header(), user("u", None), *calls, result("r", "a3", "c1")))
     md = at(a, 6, '"c1"')[0]
-    assert md.count("**toolCall** `bash`") == 3
-    assert md.split("\n\n")[0] == "**toolCall** `bash` · line 3"
+    calls = [f'**toolCall** `bash` · line {n}\n\n> {{"command":"ls"}}' for n in (3, 4, 5)]
+    assert md == "\n\n".join(calls)  # the first three, in file order
 
 
 def test_book_tool_ids_and_summarized_ids() -> None:
