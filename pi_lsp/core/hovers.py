@@ -271,9 +271,9 @@ def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
 
 
 def _tool_markdown(a: Analysis, subject: Subject) -> str:
-    tool_id = subject.tool_id or ""
-    calls, results = tool_sites(a, tool_id)
-    head = _call_markdown(a, *calls[0]) if calls else f"**toolCall** {code(tool_id)}"
+    assert subject.tool_id is not None  # a tool call's own id, whose call the index lists
+    calls, results = tool_sites(a, subject.tool_id)
+    head = _call_markdown(a, *calls[0])
     if not results:
         return head + "\n\n- no toolResult answers this call"
     answered = ", ".join(_line_ref(a, site.line) for site in results[:6])
