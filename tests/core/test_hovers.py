@@ -340,6 +340,15 @@ def test_hover_on_a_header_key() -> None:
     assert md.startswith("**session** · `cwd`\n\n")
 
 
+def test_hover_on_a_key_follows_the_branch_of_the_line() -> None:
+    """The role of the message selects the branch: an assistant's blocks may be tool calls."""
+    md, _ = at(A, 3, '"type":"toolCall"', 2)
+    assert md == (
+        "**assistant** · `message.content.1.type`\n\n"
+        'Kind of content block; one of "text", "thinking", "toolCall".'
+    )
+
+
 def test_hover_on_a_key_of_the_second_dialect_uses_its_schema() -> None:
     a = analyze(BOOK)
     md, span = at(a, 1, '"content"')
