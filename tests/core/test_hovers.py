@@ -355,6 +355,8 @@ def test_hover_on_a_key_of_the_second_dialect_uses_its_schema() -> None:
     assert md.startswith("**user_message** · `content`\n\n") and len(md) > 35
     start = a.lines[1].index('"content"')
     assert span == (start, start + len('"content"'))
+    md, _ = at(a, 0, '"cwd"')  # its header is a session's too
+    assert md.startswith("**session** · `cwd`\n\n") and len(md) > 30
 
 
 def test_hover_on_a_key_of_an_unknown_type_is_the_entry_hover() -> None:
