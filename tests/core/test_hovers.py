@@ -428,7 +428,7 @@ def test_declaration_counts_its_references() -> None:
     md, span = at(A, 2, '"u1"')
     start = LINES[2].index('"u1"')
     assert span == (start, start + 4)
-    assert md.endswith("\n- referenced by 3 links")
+    assert md == entry_hover(A, 2) + "\n- referenced by 3 links"  # the entry's hover and more
     one = analyze(doc(header(), user("u", None), user("v", "u")))
     assert at(one, 1, '"u"')[0].endswith("\n- referenced by 1 link")
     none = analyze(doc(header(), user("u", None)))
