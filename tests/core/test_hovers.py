@@ -518,7 +518,7 @@ def test_a_v2_root_is_called_a_root() -> None:
 
 
 def test_parent_titles_and_labels_are_cut_at_sixty() -> None:
-    text = "ab cd " * 9 + "efgh"  # 58 characters: the title "user: " + it is 64
+    text = "x" + "ab cd " * 9 + "efg"  # 58 characters: the title "user: " + it is 64
     a = analyze(
         doc(
             header(),
