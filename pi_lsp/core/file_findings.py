@@ -304,18 +304,14 @@ _JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
 
 def _js_string(value: Any) -> str:
-    """JavaScript's ``String(value)`` of a JSON value inside an array (null joins as "")."""
+    """A JSON value inside an array as a string that ``Number()`` reads as JavaScript's
+    ``String()`` of it (null joins as "", an array as its items joined with ","; a boolean or an
+    object is no number in either spelling, a number reads back the same)."""
     if value is None:
         return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, int | float | str):
-        return str(value)
     if isinstance(value, list):
         return ",".join(map(_js_string, value))
-    return "[object Object]"
+    return str(value)
 
 
 def _js_number(value: Any) -> float:
@@ -329,15 +325,13 @@ def _js_number(value: Any) -> float:
         return 1.0
     if isinstance(value, bool | int | float):
         return float(value)
-    if isinstance(value, dict):
-        return math.nan
     text = _js_string(value).strip(_JS_SPACE)
     if not text:
         return 0.0
     if _JS_RADIX.fullmatch(text):
         return float(int(text, 0))
     if _JS_DECIMAL.fullmatch(text):
-        return float(text.replace("Infinity", "inf"))
+        return float(text)  # (Python reads JavaScript's decimals and Infinity alike)
     return math.nan
 
 

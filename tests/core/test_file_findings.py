@@ -74,6 +74,11 @@ NAN = "cannot compare it with a number and neither migrates nor rejects the file
         ('"\u00a03"', V3),
         ('"inf"', NAN),
         ('"1_0"', NAN),
+        ('"3X"', NAN),
+        ('["x3"]', NAN),
+        ("[false]", NAN),
+        ('[{"a":3}]', NAN),
+        ("[[2.0]]", V2),
         ('"0x"', NAN),
     ],
 )
