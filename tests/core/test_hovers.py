@@ -10,7 +10,8 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.hovers import code, hover_at, md_escape, path_split_text
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.limits import heaviest_text
+from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.stats import analysis_stats
 
 from .features_sample import LINES, PATH, TEXT
@@ -561,3 +562,11 @@ def test_tool_call_arguments_are_cut_at_240() -> None:
     line = assistant("a", "u", calls=("c1",)).replace('{"command":"ls"}', text)
     a = analyze(doc(header(), user("u", None), line, result("r", "a", "c1")))
     assert at(a, 3, '"c1"')[0] == f"**toolCall** `bash` · line 3\n\n> {text}"
+
+
+def test_header_hover_ends_with_the_largest_entries() -> None:
+    text = doc(header(), user("u", None, "big words " * 300), assistant("a", "u"))
+    a = analyze(text, options=Options(large_line=1000))
+    summary = heaviest_text(a)
+    assert summary is not None and summary.startswith("largest entries: line 2: ")
+    assert at(a, 0, '"session"')[0] == at(analyze(text), 0, '"session"')[0] + f"\n- {summary}"
