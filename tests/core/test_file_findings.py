@@ -240,7 +240,11 @@ def test_pi101_on_a_header_after_other_lines() -> None:
 def test_pi101_on_a_second_header() -> None:
     a = analyze(doc(header(), user(A, None), header(id="x"), user(B, A)))
     f = one(a, "PI101")
-    assert f.span.line == 2 and "a second session header inside the file" in f.message
+    assert f.span.line == 2 and f.severity is Severity.ERROR
+    assert f.message == (
+        "a second session header inside the file; pi ignores it (only the first header "
+        "counts), so the session it was meant to start is merged into this one"
+    )
     ((related,),) = [f.related]
     assert (related.span.line, related.span.start, related.span.end) == (0, 0, len(a.lines[0]))
     assert related.message == "the session header"
@@ -257,6 +261,9 @@ def test_pi005_only_between_lines_with_content() -> None:
         (4, 0, 0),
     ]
     assert {f.severity for f in a.findings if f.code == "PI005"} == {Severity.INFORMATION}
+    assert {f.message for f in a.findings if f.code == "PI005"} == {
+        "blank line inside the file; pi skips it"
+    }
 
 
 def test_pi002_only_for_an_object_cut_off_on_the_last_line() -> None:
@@ -322,6 +329,39 @@ def test_glued_entries_of_a_v2_file() -> None:
 
 def test_lone_unknown_leaf_says_pi_resumes_with_an_empty_context() -> None:
     a = analyze(doc(header(), user(A, None), entry("bookmark", B, None)))
-    assert "pi resumes with an empty context" in one(a, "PI004").message
+    f = one(a, "PI004")
+    assert f.message == (
+        "unknown entry type 'bookmark' for this format; pi keeps the line, and as the last "
+        "entry with no parent it is where pi resumes: the path from it holds only this entry, "
+        "which pi does not send, so pi resumes with an empty context"
+    )
+    start = a.lines[2].index('"bookmark"')
+    assert span(f) == (2, start, start + len('"bookmark"')) and f.severity is Severity.WARNING
     a = analyze(doc(header(), user(A, None), entry("bookmark", B, A)))
     assert "empty context" not in one(a, "PI004").message
+
+
+def test_a_line_issue_keeps_its_severity_span_and_data() -> None:
+    line = user(A, None).replace('"timestamp":1', '"timestamp":"x"')
+    a = analyze(doc(header(), line))
+    f = one(a, "PI200")
+    start = line.index('"x"')
+    assert span(f) == (1, start, start + 3) and f.severity is Severity.INFORMATION
+    assert f.data == {"path": ["message", "timestamp"]}
+
+
+def test_cut_off_last_line_without_a_final_newline() -> None:
+    cut = assistant(B, A)[:-30]
+    a = analyze(doc(header(), user(A, None)) + cut)
+    f = one(a, "PI002")
+    assert span(f) == (2, 0, len(cut))
+    assert f.message == (
+        "last line is cut off mid-object (the writer stopped before finishing it); pi skips it, "
+        "so this entry is lost; pi 1.6 (since 0.84.4) starts the next entry on a new line, while "
+        "older releases appended it to this line and lost it too"
+    )
+    a = analyze(doc(header(), user(A, None), cut))
+    assert one(a, "PI002").message == (
+        "last line is cut off mid-object (the writer stopped before finishing it); pi skips it, "
+        "so this entry is lost"
+    )
