@@ -296,10 +296,21 @@ def test_pi001_at_the_end_of_a_line_covers_its_last_character() -> None:
     assert span(f) == (2, 4, 5)
 
 
-def test_pi001_on_invalid_utf8() -> None:
-    a = analyze(doc(header(), user(A, None), '{"a": "\udcff"}', user(B, A)))
+@pytest.mark.parametrize(("raw", "byte"), [("\udc80", "80"), ("\udcff", "FF")])
+def test_pi001_on_invalid_utf8_that_breaks_the_json(raw: str, byte: str) -> None:
+    a = analyze(doc(header(), user(A, None), '{"a": ' + raw + "}", user(B, A)))
     f = one(a, "PI001")
-    assert f.message.startswith("invalid UTF-8 (byte 0xFF); pi decodes it as U+FFFD")
+    assert span(f) == (2, 6, 8)
+    assert f.message == (
+        f"invalid UTF-8 (byte 0x{byte}); pi decodes it as U+FFFD and skips the line if that "
+        "breaks the JSON"
+    )
+
+
+def test_a_character_next_to_the_invalid_utf8_range_is_ordinary_bad_json() -> None:
+    for raw in ("\udc7f", "\udd00"):
+        a = analyze(doc(header(), user(A, None), '{"a": ' + raw + "}", user(B, A)))
+        assert one(a, "PI001").message.startswith("line is not valid JSON (")
 
 
 def test_three_whole_entries_glued_are_all_lost() -> None:
@@ -365,3 +376,33 @@ def test_cut_off_last_line_without_a_final_newline() -> None:
         "last line is cut off mid-object (the writer stopped before finishing it); pi skips it, "
         "so this entry is lost"
     )
+
+
+def test_two_whole_entries_glued_message() -> None:
+    u, b = user(A, None), assistant(B, A)
+    f = one(analyze(doc(header(), u + b, user(C, B))), "PI001")
+    assert f.message == (
+        "line is not valid JSON: 2 JSON objects glued together on one line: pi wrote an entry "
+        "without its line break (it crashed mid-write, or the file lacked its final newline) and "
+        "appended the next one to it (releases before 0.84.4 did; pi 1.6 adds the missing newline "
+        "first); JSON.parse rejects the whole line, so pi skips it and both entries are lost "
+        "(they are still in the file: splitting the line restores them)"
+    )
+
+
+def test_space_after_the_last_entry_message() -> None:
+    a = analyze(doc(header(), user(A, None) + "\u00a0"))
+    f = one(a, "PI001")
+    n = len(user(A, None))
+    assert span(f) == (1, n, n + 1) and f.severity is Severity.ERROR
+    assert f.message == (
+        "line is not valid JSON as pi 1.6 reads it: U+00A0 (a no-break space) after the JSON at "
+        "the end of the file; pi 1.6 gives each line to JSON.parse as it is, which rejects it, so "
+        "pi skips this line and the entry is lost; pi 0.73 trimmed the whole file and read it"
+    )
+
+
+def test_pi100_is_an_error() -> None:
+    assert {f.severity for f in analyze("{oops\n").findings if f.code == "PI100"} == {
+        Severity.ERROR
+    }
