@@ -10,6 +10,7 @@ import re
 import pytest
 
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.file_findings import line_findings
 from pi_lsp.core.findings import Finding, Severity
 from pi_lsp.core.model import Analysis
 
@@ -406,3 +407,77 @@ def test_pi100_is_an_error() -> None:
     assert {f.severity for f in analyze("{oops\n").findings if f.code == "PI100"} == {
         Severity.ERROR
     }
+
+
+def test_version_four_is_newer_and_v2_is_not_migrated() -> None:
+    assert one(with_version("4"), "PI102").severity is Severity.WARNING
+    v2 = analyze(doc(header(2), user(A, None)))
+    assert one(v2, "PI103").message == (
+        "session is v2, not migrated to v3; pi migrates it when it opens the session and "
+        "rewrites the whole file (quick fix: migrate)"
+    )
+
+
+def test_pi303_message_and_a_parent_id_first() -> None:
+    a = analyze(doc(header(1), user(None, A), user(B, None)))
+    f = one(a, "PI303")
+    assert f.message == (
+        "header says v1 but 2 entries carry ids (half-migrated); pi will migrate again and "
+        "replace every id and parent link"
+    )
+    ((related,),) = [f.related]
+    start = a.lines[1].index(f'"{A}"')
+    assert (related.span.line, related.span.start, related.span.end) == (1, start, start + 10)
+
+
+def test_javascript_trims_a_byte_order_mark_python_does_not() -> None:
+    f = one(with_version('"\ufeff3"'), "PI102")
+    assert f.message.endswith("; pi compares it as a number, reads it as v3 and does not migrate")
+
+
+def test_pi104_full_message_severity_and_uuids_in_other_case() -> None:
+    other = "ffffffff" + SID[8:]
+    a = analyze(doc(header(), user(A, None)), _named(other))
+    f = one(a, "PI104")
+    assert f.severity is Severity.HINT
+    assert f.message == (
+        f"file name says session '{other}' but the header id is '{SID}'; pi names files after "
+        "the header id and finds sessions by it alone, case-sensitively, so "
+        f"`pi --session {other}` does not find this file"
+    )
+    for name in (SID.upper(), SID[:4] + SID[4:].upper()):
+        assert [g.code for g in analyze(doc(header(), user(A, None)), _named(name)).findings] == []
+    upper = analyze(doc(header(id=SID.upper()), user(A, None)), _named(SID))
+    assert [g.code for g in upper.findings] == []
+
+
+def test_pi100_severities() -> None:
+    assert one(analyze(doc(user(A, None), header())), "PI100").severity is Severity.ERROR
+    assert one(analyze(doc(header(id=7), user(A, None))), "PI100").severity is Severity.ERROR
+
+
+def test_space_before_the_json_of_a_first_line_that_is_an_entry() -> None:
+    a = analyze(doc("\u00a0" + user(A, None), header()))
+    (f,) = [g for g in a.findings if g.code == "PI001"]
+    assert span(f) == (0, 0, 1)
+    assert "U+00A0 (a no-break space) before the JSON at the start of the file" in f.message
+
+
+def test_a_cut_off_last_line_after_spaces_is_still_pi002() -> None:
+    cut = assistant(B, A)[:-30]
+    a = analyze(doc(header(), user(A, None), "  " + cut))
+    assert span(one(a, "PI002")) == (2, 0, len(cut) + 2)
+
+
+def test_a_one_character_line_is_marked_on_that_character() -> None:
+    a = analyze(doc(header(), user(A, None), "{", user(B, A)))
+    f = one(a, "PI001")
+    assert span(f) == (2, 0, 1) and f.severity is Severity.ERROR
+
+
+def test_line_findings_of_the_lines_asked_for_only() -> None:
+    a = analyze(doc(header(), "", user(A, None), "{oops", "", user(B, A)))
+    all_lines = line_findings(a.text, a.infos, a.header_line, a.version, None)
+    assert [(f.code, f.span.line) for f in all_lines] == [("PI005", 1), ("PI001", 3), ("PI005", 4)]
+    some = line_findings(a.text, a.infos, a.header_line, a.version, None, only=[3, 4])
+    assert [(f.code, f.span.line) for f in some] == [("PI001", 3), ("PI005", 4)]
