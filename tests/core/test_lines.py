@@ -395,3 +395,60 @@ def test_schema_finding_data_is_the_path() -> None:
     text = js(obj)
     (issue,) = lines.check(text, lines.parse(text), V3)
     assert issue.data == {"path": ["message", "content", 0, "text"]}
+
+
+def test_schema_findings_point_at_the_key_that_lacks_a_field() -> None:
+    obj = json.loads(assistant("a", None))
+    del obj["message"]["usage"]["cost"]
+    ((code, _, at, message),) = issues(js(obj))
+    assert (code, at) == ("PI200", '"usage"')
+    assert message.startswith("assistant message usage has no 'cost'; pi")
+
+
+def test_schema_findings_name_an_item_and_the_role_at_fault() -> None:
+    obj = json.loads(assistant("a", None))
+    obj["message"]["content"] = ["x"]
+    ((_, _, at, message),) = issues(js(obj))
+    assert (at, message.split(";")[0]) == (
+        '"x"',
+        "assistant message content item 0 must be an object, not a string",
+    )
+    obj = json.loads(user("a", None))
+    obj["message"]["role"] = "bogus"
+    ((_, _, at, message),) = issues(js(obj))
+    assert at == '"bogus"' and message.startswith("message 'role' must be one of ")
+    # a field "message" outside a message entry, or a field beside the message, is the entry's
+    label = entry("label", "a", None, targetId=5, message={"role": "user"})
+    assert issues(label)[0][3].startswith("label entry 'targetId' must be a string")
+    stamp = changed(user("a", None), timestamp=5)
+    assert issues(stamp)[0][3].startswith("message entry 'timestamp' must be a string")
+
+
+def test_schema_findings_say_what_pi_does_for_the_role_of_the_message() -> None:
+    """The grade follows the line's own value (its role's branch of the schema)."""
+    obj = json.loads(assistant("a", None))
+    obj["message"]["content"][0]["text"] = 5
+    ((_, severity, _, message),) = issues(js(obj))
+    assert severity is E
+    assert message.endswith(
+        "pi-ai's provider adapters call text.trim() and throw, so every request on this branch fails"
+    )
+    obj = json.loads(assistant("a", None))
+    del obj["message"]["usage"]["cost"]
+    assert issues(js(obj))[0][3].endswith(
+        "pi's footer and session statistics add usage.cost.total and throw"
+    )
+
+
+def test_an_empty_entry_type_is_unknown() -> None:
+    assert issues(js({"type": "", "id": "a", "parentId": None}))[0][2:] == (
+        '""',
+        "unknown entry type '' for this format; pi keeps the line in the tree but adds nothing "
+        "of it to the model's context",
+    )
+
+
+def test_space_before_the_header_is_the_span_of_the_space() -> None:
+    text = "\ufeff\u00a0" + header()
+    (issue,) = lines.check(text, lines.parse(text, first=True), V3)
+    assert (issue.code, issue.start, issue.end) == ("PI100", 0, 2)
