@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import lines
+from pi_lsp.core import limits, lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.lines import Context, Kind
 
@@ -452,3 +452,40 @@ def test_space_before_the_header_is_the_span_of_the_space() -> None:
     text = "\ufeff\u00a0" + header()
     (issue,) = lines.check(text, lines.parse(text, first=True), V3)
     assert (issue.code, issue.start, issue.end) == ("PI100", 0, 2)
+
+
+def test_a_line_over_the_size_limit() -> None:
+    text = user("a", None, "x" * 200)
+    ctx = Context("pi", 3, large_line=100)
+    found = limits.line_size(text, 100)
+    assert found is not None
+    (issue,) = lines.check(text, lines.parse(text), ctx)
+    assert (issue.code, issue.severity, issue.start, issue.end, issue.message) == (
+        "PI500",
+        found[0],
+        0,
+        len(text),
+        found[1],
+    )
+    assert lines.check(text, lines.parse(text), Context("pi", 3, large_line=len(text))) == []
+
+
+def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
+    """pi-ai leaves an assistant block it cannot read out; a user one it sends as an image."""
+    obj = json.loads(assistant("a", None))
+    obj["message"]["content"] = ["x"]
+    ((_, severity, _, message),) = issues(js(obj))
+    assert severity is W
+    assert message.endswith(
+        "pi-ai's provider adapters leave a block they cannot read out of the request"
+    )
+    obj = json.loads(assistant("a", None))
+    del obj["message"]["content"][0]["type"]
+    found = [
+        i for i in issues(js(obj)) if i[3].startswith("assistant message content[0] has no 'type'")
+    ]
+    ((_, severity, at, message),) = found
+    assert (severity, at) == (W, '{"text":"hi"}')  # an item has no key: the block itself
+    assert message.endswith(
+        "pi-ai's provider adapters leave blocks of a kind they do not know out of the request"
+    )

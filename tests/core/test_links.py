@@ -149,7 +149,11 @@ def test_dangling_parent_of_the_first_and_of_a_later_entry() -> None:
         "parentId '0badf00d' names no entry in this file; pi stops the path here, so the 2 "
         "entries before it drop out of the model's context"
     )
-    assert (later.severity, later.data) == (E, {"parentId": "0badf00d"})
+    assert (later.severity, later.data, text_at(a, later)) == (
+        E,
+        {"parentId": "0badf00d"},
+        '"0badf00d"',
+    )
 
 
 def test_dangling_parent_naming_the_header() -> None:
@@ -355,6 +359,7 @@ def test_v1_index_at_a_line_that_is_no_entry_or_after_the_compaction() -> None:
         "firstKeptEntryIndex 3 points at an entry after the compaction (line 4); pi keeps "
         "nothing before the compaction"
     )
+    assert (f.severity, text_at(a, f)) == (E, "3")
     assert related(a, f)[0][:2] == (3, a.lines[3])
 
 
