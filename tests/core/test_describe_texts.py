@@ -74,6 +74,22 @@ def test_clip_hides_a_base64_run_that_the_early_cut_would_split() -> None:
     assert clip("see " + data + " " + "word " * 40, 30) == "see [base64] word word word w…"
 
 
+def test_clip_hides_a_base64_run_after_a_space_the_early_cut_must_not_skip() -> None:
+    # the run the early cut may split is found from the end, character by character
+    text = "seen " + "QUJD" * 40 + " " + "word " * 40
+    assert clip(text, 30) == "seen [base64] word word word…"
+
+
+def test_clip_shows_a_text_padded_with_whitespace_whole() -> None:
+    assert clip("abcde-fghi" + " " * 100, 10) == "abcde-fghi"
+    assert clip("abcde-fghij" + " " * 100, 10) == "abcde-fgh…"
+
+
+def test_clip_to_one_character_is_the_ellipsis() -> None:
+    assert clip("abc", 1) == "…"
+    assert clip("abc " * 30, 1) == "…"
+
+
 def test_clip_hides_base64_with_its_padding_and_data_prefix() -> None:
     run = "QUJD" * 16 + "QQ=="
     assert clip(f"a {run} b") == "a [base64] b"
@@ -88,6 +104,10 @@ def test_clip_reads_only_the_start_of_a_long_string() -> None:
     assert clip("a" + " " * 4095 + "b", 240) == "a…"
     assert clip("a" + " " * 900 + "b" + " " * 4000, 240) == "a b…"
     assert clip("a" + " " * 1000 + "b" + " " * 4000, 240) == "a…"
+    assert clip("a" + " " * 958 + "b" + " " * 4000, 240) == "a b…"
+    assert clip("a" + " " * 959 + "b" + " " * 4000, 240) == "a…"
+    assert clip("a" + " " * 254 + "b" + " " * 4000, 10) == "a b…"
+    assert clip("a" + " " * 255 + "b" + " " * 4000, 10) == "a…"
     assert clip("a" + " " * 200 + "b" + " " * 4000, 10) == "a b…"
     assert clip("a" + " " * 300 + "b" + " " * 4000, 10) == "a…"
 
@@ -98,7 +118,7 @@ def test_clip_tail_keeps_the_end() -> None:
     assert len(clip_tail(path, 20)) == 20
     assert clip_tail("short/path", 20) == "short/path"
     assert clip_tail("a" * 20, 20) == "a" * 20
-    assert clip_tail("first  second third", 13) == "…second third"  # no space after …
+    assert clip_tail("first  second third", 14) == "…second third"  # no space after …
     # a long text: its end is shown (not the end of its first few hundred characters)
     assert clip_tail("a" + " " * 300 + "b", 40) == "a b"
     assert clip_tail("a" + " " * 4094 + "b", 40) == "a b"
@@ -107,6 +127,10 @@ def test_clip_tail_keeps_the_end() -> None:
     deep = "/" + "dir-/" * 1000 + "file.ts"
     assert clip_tail(deep, 40) == "…" + deep[-39:]
     # past 4096 characters only the last 4 x limit (at least 256) are read
+    assert clip_tail(" " * 5000 + "a" + " " * 254 + "b", 10) == "…a b"
+    assert clip_tail(" " * 5000 + "a" + " " * 255 + "b", 10) == "…b"
+    assert clip_tail(" " * 5000 + "a" + " " * 958 + "b", 240) == "…a b"
+    assert clip_tail(" " * 5000 + "a" + " " * 959 + "b", 240) == "…b"
     assert clip_tail(" " * 5000 + "a" + " " * 200 + "b", 10) == "…a b"
     assert clip_tail(" " * 5000 + "a" + " " * 300 + "b", 10) == "…b"
     assert clip_tail(" " * 5000 + "a" + " " * 900 + "b", 240) == "…a b"
@@ -134,6 +158,10 @@ def test_content_preview_joins_texts_and_skips_what_is_no_text_block() -> None:
     ]
     assert content_preview(blocks) == "one two"
     assert content_preview([{"type": "text", "text": LONG}], 30) == LONG[:29] + "…"
+    # a limit above the default preview's 240 is the limit of each block as well
+    assert content_preview([{"type": "text", "text": LONG}], 500) == LONG[:499] + "…"
+    thought = content_preview([{"type": "thinking", "thinking": LONG}], 500)
+    assert thought == "(thinking) " + LONG[:488] + "…"
 
 
 def test_content_preview_reads_at_most_64_blocks() -> None:
@@ -230,6 +258,8 @@ def test_message_titles_are_bounded() -> None:
         {"role": "branchSummary", "summary": LONG},
         {"role": "user", "content": LONG},
         {"role": "toolResult", "content": LONG},
+        {"role": "custom", "customType": "k", "content": LONG},
+        {"role": "system", "content": LONG},
     ):
         title = object_title({"type": "message", "message": message}, 50)
         assert len(title) == 50 and title.endswith("…"), message
@@ -241,6 +271,11 @@ def test_system_changes() -> None:
     assert system_changes({"sections": sections}) == [
         "sections s1, s3, s5, s7, s9, s11 …",
         "removes s0, s2, s4, s6, s8, s10 …",
+    ]
+    seven = {f"k{n}": "v" for n in range(7)} | {f"r{n}": None for n in range(7)}
+    assert system_changes({"sections": seven}) == [
+        "sections k0, k1, k2, k3, k4, k5 …",
+        "removes r0, r1, r2, r3, r4, r5 …",
     ]
     six = {f"k{n}": "v" for n in range(6)}
     assert system_changes({"sections": six}) == ["sections k0, k1, k2, k3, k4, k5"]
@@ -333,6 +368,8 @@ def test_object_titles_are_bounded() -> None:
     assert object_title({"type": "session", "version": 3, "cwd": LONG}) == (
         "session v3: " + LONG[:59] + "…"
     )
+    # a number is shown whole, whatever its length; anything else as (clipped) JSON
+    assert object_title({"type": "session", "version": 10**25}) == "session v" + "1" + "0" * 25
     assert object_title({"type": "session", "version": [LONG]}) == (
         "session v" + json.dumps([LONG])[:19] + "…"
     )
