@@ -225,8 +225,7 @@ def _generic_title(etype: str, obj: dict[str, Any], limit: int) -> str:
     """Other dialects and unknown types: the first text-like field."""
     for key in ("content", "summary", "output", "text", "name", "toolName"):
         if key in obj:
-            value = obj[key]
-            text = clip(value, limit) if isinstance(value, str) else content_preview(value, limit)
+            text = content_preview(obj[key], limit)  # a string: clipped
             if text:
                 return _join(etype, text, limit)
     return clip(etype, limit)

@@ -322,6 +322,10 @@ def test_system_changes_name_tools_added_and_removed() -> None:
         ({"type": "thinking_level_change"}, "thinking level"),
         ({"type": "compaction", "summary": "sum"}, "compaction: sum"),
         ({"type": "branch_summary"}, "branch_summary"),
+        # a summary entry is titled by its summary, never by another field
+        ({"type": "compaction", "summary": "s", "content": "c"}, "compaction: s"),
+        ({"type": "branch_summary", "summary": "s", "content": "c"}, "branch_summary: s"),
+        ({"type": "compaction", "summary": 1, "output": "o"}, "compaction"),
         ({"type": "custom", "customType": "ext"}, "custom: ext"),
         ({"type": "custom"}, "custom"),
         ({"type": "custom_message", "customType": "k", "content": "c"}, "custom_message k: c"),
@@ -403,6 +407,8 @@ def test_object_titles_are_bounded() -> None:
     )
     assert object_title({"type": "other", "text": LONG}, 500) == "other: " + LONG[:492] + "…"
     assert object_title({"type": "other", "content": [LONG]}, 500) == "other"
+    blocks = {"type": "other", "content": [{"type": "text", "text": LONG}]}
+    assert object_title(blocks, 500) == "other: " + LONG[:492] + "…"
     assert object_title({"type": LONG}, 30) == LONG[:29] + "…"
     edit = {"type": "context_edit", "replacement": {"content": LONG}}
     assert object_title(edit, 500) == "context edit: replace: " + LONG[:476] + "…"
@@ -494,6 +500,7 @@ def test_entry_previews() -> None:
     assert entry_preview({"type": "x", "data": {"k": LONG}}, 30) == '{"k":"' + LONG[:23] + "…"
     assert entry_preview({"type": "message", "message": "m", "label": "l"}) == "l"
     assert entry_preview({"type": "x", "data": 1}) == ""
+    assert entry_preview({"type": "x", "summary": LONG}, 500) == LONG[:499] + "…"
 
 
 def test_shallow_copies_cut_below_the_first_level() -> None:
@@ -525,6 +532,16 @@ def test_facts_are_bounded_and_read_the_tree() -> None:
     assert facts.parent_id is None and facts.parent is None and facts.depth == 0
     assert facts.children == () and facts.label is None and facts.label_lines == ()
     assert entry_facts(a, 3) is None and entry_facts(a, -1) is None
+    assert entry_facts(a, len(a.infos)) is None
+
+    no_id = analyze(json.dumps(HEADER) + "\n" + json.dumps({"type": "custom"}) + "\n")
+    facts = entry_facts(no_id, 1)
+    assert facts is not None and facts.id is None
+
+    # a file without a header: its first line is an entry, with facts like any other
+    headless = analyze(json.dumps({"type": "custom", "id": "a", "parentId": None}) + "\n")
+    facts = entry_facts(headless, 0)
+    assert facts is not None and (facts.id, facts.type, facts.is_leaf) == ("a", "custom", True)
 
     long_id = analyze(_session({"type": "custom", "id": LONG}))
     facts = entry_facts(long_id, 1)
