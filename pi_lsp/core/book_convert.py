@@ -343,8 +343,7 @@ class _Converter:
             obj = self._obj(line)
             if obj.get("type") != "user_message":
                 continue
-            blocks = obj.get("content")
-            blocks = blocks if isinstance(blocks, list) else []
+            blocks = self._blocks(line, ("content",), obj.get("content"))
             splits: list[dict[str, Any]] = []
             content: list[dict[str, Any]] = []
             seen: set[str] = set()
@@ -381,6 +380,14 @@ class _Converter:
                 keep_user = bool(splits or content or not blocks)
             self.users[line] = _UserPlan(list(zip(ids, splits, strict=True)), content, keep_user)
             self.first_id[line] = ids[0] if ids else str(obj.get("id"))
+
+    def _blocks(self, line: int, where: tuple[str | int, ...], value: Any) -> list[Any]:
+        """``value`` when it is a list (of blocks), else none (a value there is listed lost)."""
+        if isinstance(value, list):
+            return value
+        if value is not None:
+            self._lose(line, where, "not a list of blocks: dropped")
+        return []
 
     def _new_id(self, seed: str) -> str:
         n = 0
@@ -427,9 +434,7 @@ class _Converter:
         if not isinstance(source, dict) or not isinstance(source.get("data"), str):
             self._lose(line, where, "image without base64 data: dropped")
             return None
-        self._drop_rest(
-            line, source, ("type", "mediaType", "data"), "no pi field", (*where, "source")
-        )
+        self._drop_rest(line, source, ("mediaType", "data"), "no pi field", (*where, "source"))
         media = source.get("mediaType")
         return {
             "type": "image",
@@ -437,7 +442,12 @@ class _Converter:
             "mimeType": media if isinstance(media, str) else "image/png",
         }
 
-    def _thinking(self, block: dict[str, Any]) -> dict[str, Any]:
+    def _thinking(
+        self, line: int, where: tuple[str | int, ...], block: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A thinking block (the book's ``text``, else Anthropic's ``thinking``) in pi's shape."""
+        used = ("text" if "text" in block else "thinking", "signature")
+        self._drop_rest(line, block, used, "no pi field", where)
         text = block.get("text", block.get("thinking"))
         out: dict[str, Any] = {
             "type": "thinking",
@@ -453,7 +463,7 @@ class _Converter:
         """A user (or tool result) content block in pi's shape, or None when dropped."""
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
-            self._drop_rest(line, block, ("type", "text"), "no pi field", where)
+            self._drop_rest(line, block, ("text",), "no pi field", where)
             return self._text(block)
         if kind == "image":
             return self._image(line, where, block)
@@ -467,17 +477,16 @@ class _Converter:
 
     def _assistant_blocks(self, line: int, blocks: Any) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for n, block in enumerate(blocks if isinstance(blocks, list) else []):
+        for n, block in enumerate(self._blocks(line, ("content",), blocks)):
             where = ("content", n)
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text":
-                self._drop_rest(line, block, ("type", "text"), "no pi field", where)
+                self._drop_rest(line, block, ("text",), "no pi field", where)
                 out.append(self._text(block))
             elif kind == "thinking":
-                self._drop_rest(line, block, ("type", "text", "signature"), "no pi field", where)
-                out.append(self._thinking(block))
+                out.append(self._thinking(line, where, block))
             elif kind == "tool_use":
-                self._drop_rest(line, block, ("type", "id", "name", "input"), "no pi field", where)
+                self._drop_rest(line, block, ("name", "input"), "no pi field", where)
                 args = block.get("input")
                 out.append(
                     {
@@ -498,13 +507,10 @@ class _Converter:
 
     def _thinking_blocks(self, line: int, blocks: Any) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for n, block in enumerate(blocks if isinstance(blocks, list) else []):
+        for n, block in enumerate(self._blocks(line, ("content",), blocks)):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind in ("thinking", "text"):
-                self._drop_rest(
-                    line, block, ("type", "text", "signature"), "no pi field", ("content", n)
-                )
-                out.append(self._thinking(block))
+                out.append(self._thinking(line, ("content", n), block))
             else:
                 self._lose(
                     line,
@@ -517,9 +523,7 @@ class _Converter:
         self, line: int, where: tuple[str | int, ...], block: dict[str, Any], entry: dict[str, Any]
     ) -> dict[str, Any]:
         """A user message's tool_result block as a toolResult message."""
-        self._drop_rest(
-            line, block, ("type", "toolUseId", "content", "isError"), "no pi field", where
-        )
+        self._drop_rest(line, block, ("toolUseId", "content", "isError"), "no pi field", where)
         ident = block.get("toolUseId")
         content = block.get("content")
         message: dict[str, Any] = {
@@ -528,7 +532,7 @@ class _Converter:
             "toolName": self.tool_names.get(str(ident), "unknown"),
             "content": [
                 c
-                for n, b in enumerate(content if isinstance(content, list) else [])
+                for n, b in enumerate(self._blocks(line, (*where, "content"), content))
                 if (c := self._user_block(line, (*where, "content", n), b)) is not None
             ],
             "isError": block.get("isError") is True,
@@ -580,7 +584,7 @@ class _Converter:
         if kind == "compaction":
             return [self._compaction(line, obj)]
         if kind == "branch_summary":
-            return [self._branch_summary(line, obj)]
+            return [self._branch_summary(obj)]
         if kind == "thinking":
             return [self._thinking_entry(line, obj)]
         if kind == "tool_call":
@@ -685,7 +689,10 @@ class _Converter:
         if not isinstance(name, str):
             name = self.tool_names.get(str(ident), "unknown")
         output = obj.get("output")
-        output = output if isinstance(output, dict) else {}
+        if not isinstance(output, dict):
+            if output is not None:
+                self._lose(line, ("output",), "not an object: dropped")
+            output = {}
         blocks = output.get("content")
         message: dict[str, Any] = {
             "role": "toolResult",
@@ -693,7 +700,7 @@ class _Converter:
             "toolName": name,
             "content": [
                 c
-                for n, b in enumerate(blocks if isinstance(blocks, list) else [])
+                for n, b in enumerate(self._blocks(line, ("output", "content"), blocks))
                 if (c := self._user_block(line, ("output", "content", n), b)) is not None
             ],
         }
@@ -722,7 +729,7 @@ class _Converter:
         for p in reversed(path):
             if self._obj(p).get("type") == "assistant_message":
                 usage = self._usage_numbers(self._obj(p))
-                tokens = sum(usage, 0)
+                tokens = sum(usage)
                 break
         entry = self._envelope(obj, "compaction")
         summary = obj.get("summary")
@@ -743,7 +750,7 @@ class _Converter:
             for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
         ]
 
-    def _branch_summary(self, line: int, obj: dict[str, Any]) -> dict[str, Any]:
+    def _branch_summary(self, obj: dict[str, Any]) -> dict[str, Any]:
         root = obj.get("branchRootId")
         parent = obj.get("parentId")
         from_id = root if isinstance(root, str) else parent if isinstance(parent, str) else "root"

@@ -55,8 +55,11 @@ def clip(text: str, limit: int = PREVIEW_LIMIT) -> str:
 
 def clip_tail(text: str, limit: int) -> str:
     """Like :func:`clip` but keeps the end (for paths and commands' last words)."""
-    flat = clip(text, max(limit * 4, limit))
-    return flat if len(flat) <= limit else "…" + flat[-(limit - 1) :].lstrip()
+    part = text[-max(limit * 4, 256) :] if len(text) > _SCAN else text
+    flat = _flat(part)
+    if len(flat) <= limit and len(part) == len(text):
+        return flat
+    return "…" + flat[-(limit - 1) :].lstrip()
 
 
 def content_preview(content: Any, limit: int = PREVIEW_LIMIT) -> str:
@@ -222,8 +225,7 @@ def _generic_title(etype: str, obj: dict[str, Any], limit: int) -> str:
     """Other dialects and unknown types: the first text-like field."""
     for key in ("content", "summary", "output", "text", "name", "toolName"):
         if key in obj:
-            value = obj[key]
-            text = clip(value, limit) if isinstance(value, str) else content_preview(value, limit)
+            text = content_preview(obj[key], limit)  # a string: clipped
             if text:
                 return _join(etype, text, limit)
     return clip(etype, limit)

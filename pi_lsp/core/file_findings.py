@@ -162,9 +162,8 @@ def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
             f"appended the next one to it{_GLUE_RELEASES}"
         )
     else:
-        what = (
-            f"{len(pieces) - complete} entr{'y' if len(pieces) - complete == 1 else 'ies'} cut "
-            f"off mid-write with {complete} complete one{'' if complete == 1 else 's'} glued "
+        what = (  # (only the first piece can be cut off)
+            f"1 entry cut off mid-write with {complete} complete one{'' if complete == 1 else 's'} glued "
             "after it: pi crashed while writing and appended the next entry to the same "
             f"line{_GLUE_RELEASES}"
         )
@@ -297,20 +296,42 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> list[Find
     return out
 
 
+_JS_SPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+"""What JavaScript's ``Number("...")`` trims off a string (its WhiteSpace and LineTerminator)."""
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def _js_string(value: Any) -> str:
+    """A JSON value inside an array as a string that ``Number()`` reads as JavaScript's
+    ``String()`` of it (null joins as "", an array as its items joined with ","; a boolean or an
+    object is no number in either spelling, a number reads back the same)."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(map(_js_string, value))
+    return str(value)
+
+
 def _js_number(value: Any) -> float:
-    """JavaScript's numeric coercion of a header version (``null`` counts as 1, via ``??``)."""
+    """JavaScript's numeric coercion of a header version (``null`` counts as 1, via ``??``).
+
+    A string is read as ``Number()`` reads it (trimmed; ``""`` is 0; decimal, ``Infinity``
+    or ``0x``/``0o``/``0b`` digits, else NaN), an array as the string it joins to, an object
+    as NaN.
+    """
     if value is None:
         return 1.0
     if isinstance(value, bool | int | float):
         return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            return math.nan
+    text = _js_string(value).strip(_JS_SPACE)
+    if not text:
+        return 0.0
+    if _JS_RADIX.fullmatch(text):
+        return float(int(text, 0))
+    if _JS_DECIMAL.fullmatch(text):
+        return float(text)  # (Python reads JavaScript's decimals and Infinity alike)
     return math.nan
 
 

@@ -226,7 +226,7 @@ def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
         items.append(md_escape(split))
     if t.models:
         items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
-    if t.duration is not None and t.started and t.ended:
+    if t.duration is not None:  # (then both times are known)
         items.append(f"duration: {_duration(t.duration)} ({t.started} → {t.ended})")
     out += [f"- {item}" for item in items]
     return "\n".join(out)
@@ -251,21 +251,19 @@ def _target_markdown(a: Analysis, site: Site) -> str:
     line = targets[0].line
     assert line is not None
     facts = entry_facts(a, line)
-    if facts is None:
-        return f"**{field}** → line {shown(line)}"
+    assert facts is not None  # a link names an entry's line or nothing
     return entry_markdown(a, facts) + f"\n\n*{field} → line {shown(line)}*"
 
 
 def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
-    if line is None:
-        return "**toolCall**"
+    assert line is not None  # (a call's target always has its line)
     obj = a.infos[line].obj
-    message = obj.get("message")
-    # pi: message.content[...] toolCall blocks; second dialect: content[...] tool_use blocks
-    content = message.get("content") if isinstance(message, dict) else obj.get("content")
-    call = content[block] if isinstance(content, list) and block < len(content) else {}
-    name = call.get("name") if isinstance(call, dict) else None
-    args = call.get("arguments", call.get("input")) if isinstance(call, dict) else None
+    # the calls indexed: pi's message.content[...] toolCall blocks (of a "message" entry),
+    # the second dialect's content[...] tool_use blocks; each a dict in that list
+    content = obj["message"]["content"] if obj.get("type") == "message" else obj["content"]
+    call = content[block]
+    name = call.get("name")
+    args = call.get("arguments", call.get("input"))
     head = f"**toolCall** {code(name if isinstance(name, str) else '?')} · line {shown(line)}"
     if isinstance(args, dict):
         head += f"\n\n> {md_escape(clip(dumps(shallow(args)), 240))}"
@@ -273,11 +271,9 @@ def _call_markdown(a: Analysis, line: int | None, block: int) -> str:
 
 
 def _tool_markdown(a: Analysis, subject: Subject) -> str:
-    tool_id = subject.tool_id or ""
-    calls, results = tool_sites(a, tool_id)
-    if subject.site is not None:
-        return _target_markdown(a, subject.site)
-    head = _call_markdown(a, *calls[0]) if calls else f"**toolCall** {code(tool_id)}"
+    assert subject.tool_id is not None  # a tool call's own id, whose call the index lists
+    calls, results = tool_sites(a, subject.tool_id)
+    head = _call_markdown(a, *calls[0])
     if not results:
         return head + "\n\n- no toolResult answers this call"
     answered = ", ".join(_line_ref(a, site.line) for site in results[:6])
@@ -324,8 +320,6 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
             return HoverText(md, line, cur.node.key)
     subject = subject_at(a, line, column, cur)
     if subject is not None and subject.site is not None:
-        if subject.kind == "tool":
-            return HoverText(_tool_markdown(a, subject), line, subject.span)
         return HoverText(_target_markdown(a, subject.site), line, subject.span)
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
@@ -336,8 +330,7 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
             md += f"\n- {md_escape(heavy)}"
         return HoverText(md, line, (whole.start, whole.end))
     facts = entry_facts(a, line)
-    if facts is None:
-        return None
+    assert facts is not None  # the line is an entry
     md = entry_markdown(a, facts)
     if subject is not None and subject.declaration:
         refs = references_to(a, line)

@@ -314,8 +314,7 @@ def _fate(value: Any, ctx: Context) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
+    """The JSON kind of a value other than null (which the messages name on their own)."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):
@@ -446,7 +445,7 @@ def _owner(name: str, value: Any, path: tuple[str | int, ...], by_role: bool = T
     Inside a message entry's message the role names it, unless ``by_role`` is False (the
     role itself is at fault).
     """
-    message = value.get("message") if isinstance(value, dict) else None
+    message = value.get("message")  # a header or an entry: always an object
     if name == "message" and path[:1] == ("message",) and isinstance(message, dict):
         role = message.get("role")
         label = f"{role} message" if by_role and isinstance(role, str) else "message"

@@ -83,16 +83,13 @@ def grow(a: Analysis, previous: Analysis, start: int) -> tuple[Tree, list[int]] 
     entry changes, in the tree or in pi's index of entries.
     """
     state = previous.link_state
-    if state is None or a.fmt != "pi" or a.version != 3:
+    if state is None:  # left only by a v3 pi session, and the append keeps the header
         return None
     first = start
-    if start < len(previous.infos) and previous.infos[start].parsed:
-        old, new = previous.infos[start], a.infos[start]
-        if (
-            a.lines[start] != previous.lines[start]
-            or new.kind is not old.kind
-            or new.value != old.value
-        ):
+    if previous.infos[start].parsed:
+        # ``start`` is never the first line (the header comes before it), so the same text
+        # parses to the same value whether it is the file's last line or not
+        if a.lines[start] != previous.lines[start]:
             return None
         first = start + 1
     lines: list[int] = []
@@ -166,7 +163,7 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
         if not missing:
             continue
         says: list[str] = []
-        severity = Severity.ERROR
+        severity: Severity  # set below: the entry misses one of the two keys, or both
         if "parentId" in missing:
             if n == 0:
                 severity = Severity.INFORMATION
@@ -253,10 +250,9 @@ def _check_parents(a: Analysis, out: list[Finding], lines: list[int], dangling: 
             dangling.add(ref)
             out.append(_dangling_parent(a, line, ref))
         elif line in tree.cycle:
-            nxt = tree.parent.get(line)
-            related = (
-                (Related(a.line_span(nxt), "next entry in the cycle"),) if nxt is not None else ()
-            )
+            nxt = tree.parent[line]
+            assert nxt is not None  # an entry in a cycle has its parent in the cycle
+            related = (Related(a.line_span(nxt), "next entry in the cycle"),)
             what = "its own id" if target == line else "an entry that leads back to it"
             out.append(
                 Finding(
@@ -613,7 +609,7 @@ def _check_duplicate_of(
         if r != line
         and r in tree.tin
         and tree.is_ancestor(r, line)
-        and _answered(tree, calls.get(ref, []), r)
+        and _answered(tree, calls[ref], r)  # ``line`` is answered: ``ref`` has calls
     ]
     if above:
         out.append(_duplicate_result(a, ref, line, max(above, key=tree.depth.__getitem__)))

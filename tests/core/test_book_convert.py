@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -549,3 +552,708 @@ def test_pi_loads_the_converted_chain_and_api_samples(tmp_path: Path) -> None:
         ("assistant", []),
     ]
     assert result["context"]["model"] == {"provider": "anthropic", "modelId": "claude-3-5-sonnet"}
+
+
+# ----------------------------------------------------------------------------- mutation tests
+# (tests/MUTATION.md): behaviour the tests above do not pin.
+
+NAMED = "/s/--w--/2026-08-01T10-00-00-000Z_0190f3a2-aaaa-7bbb-8ccc-0123456789ab.jsonl"
+
+
+def test_convert_text_keeps_the_id_in_the_file_name() -> None:
+    assert lines_of(convert_text(DOC_SAMPLE, NAMED))[0]["id"] == (
+        "0190f3a2-aaaa-7bbb-8ccc-0123456789ab"
+    )
+
+
+def test_not_a_book_file_says_why() -> None:
+    # the LSP's convert command shows this message to the user
+    with pytest.raises(NotBookError, match=r"^not a book-dialect session file \(no session_header"):
+        convert_text('{"type":"session","version":3,"id":"s","timestamp":"t"}\n')
+
+
+def test_session_id_without_a_name_is_a_uuid_of_the_text() -> None:
+    first, second = convert(DOC_SAMPLE).session_id, convert(CHAIN_SAMPLE).session_id
+    assert first != second
+    assert str(uuid.UUID(first)) == first and uuid.UUID(first).version == 5
+    assert convert(DOC_SAMPLE, "/s/not-a-pi-name.jsonl").session_id == first
+
+
+def test_a_lone_surrogate_is_converted() -> None:
+    # a file read with surrogate escapes (undecodable bytes) holds lone surrogates
+    source = render([HEADER]) + '{"type":"user_message","id":"u\udcff","parentId":null}\n'
+    conversion = convert(source)
+    assert uuid.UUID(conversion.session_id)
+    assert lines_of(conversion.text)[1]["id"] == "u\udcff"
+
+
+def test_a_block_of_a_container_type_is_named_as_json() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[{"type": {"k": "v"}}, {"type": ["x"]}]),
+        ]
+    )
+    assert [str(loss) for loss in convert(source).losses] == [
+        'line 2: content[0]: a {"k":"v"} block has no place in pi\'s user and tool result '
+        "content: dropped",
+        'line 2: content[1]: a ["x"] block has no place in pi\'s user and tool result '
+        "content: dropped",
+    ]
+
+
+def test_thinking_at_the_root_folds_into_the_next_root_assistant() -> None:
+    think = [{"type": "thinking", "text": "hmm"}]
+    source = render(
+        [
+            HEADER,
+            entry("thinking", "t", None, content=think, thinkingLevel="low"),
+            entry("assistant_message", "a", None, content=[text("yes")]),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["t"] == {
+        "type": "thinking_level_change",
+        "id": "t",
+        "parentId": None,
+        "timestamp": "2026-08-01T09:00:01Z",
+        "thinkingLevel": "low",
+    }
+    assert objs["a"]["message"]["content"] == [{"type": "thinking", "thinking": "hmm"}, text("yes")]
+
+
+def test_missing_or_odd_usage_numbers_count_as_zero() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            entry(
+                "assistant_message",
+                "a",
+                "u",
+                content=[text("yes")],
+                usage={"inputTokens": 5, "outputTokens": True, "cacheReadTokens": "7"},
+            ),
+        ]
+    )
+    usage = by_id(lines_of(convert_text(source)))["a"]["message"]["usage"]
+    assert usage == {
+        "input": 5,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 5,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+
+
+@pytest.mark.parametrize(
+    ("stamp", "millis"),
+    [
+        ("2026-08-01T09:00:01Z", 1785574801000),
+        ("2026-08-01T09:00:01", 1785574801000),  # no zone: UTC
+        ("2026-08-01T11:00:01+02:00", 1785574801000),
+        ("2026-08-01T09:00:01.250Z", 1785574801250),
+        ("yesterday", None),
+        (1785574801000, None),
+    ],
+)
+def test_message_timestamps_are_unix_milliseconds(stamp: Any, millis: int | None) -> None:
+    user = entry("user_message", "u", None, content=[text("hi")])
+    user["timestamp"] = stamp
+    [_, out] = lines_of(convert_text(render([HEADER, user])))
+    assert out["timestamp"] == stamp  # the entry keeps the book's
+    assert out["message"].get("timestamp") == millis
+
+
+def test_every_block_kind_and_what_each_loses() -> None:
+    source = render(
+        [
+            HEADER,
+            entry(
+                "user_message",
+                "u",
+                None,
+                mood="x",
+                content=[
+                    {"type": "text", "text": "hi", "cache": 1},
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "mediaType": "image/jpeg",
+                            "data": "AA==",
+                            "url": "x",
+                        },
+                    },
+                    {"type": "image", "source": {"data": "BB==", "mediaType": 5}},
+                    {"type": "image", "source": {"mediaType": "image/png"}},
+                    {"type": "image"},
+                    "bare",
+                    {"text": "no type"},
+                ],
+            ),
+            entry(
+                "assistant_message",
+                "a",
+                "u",
+                content=[
+                    {"type": "text", "text": "ok", "citations": []},
+                    {"type": "thinking", "thinking": "deep", "signature": "sig", "redacted": False},
+                    {"type": "thinking", "text": 5},
+                    {"type": "tool_use", "id": "t1", "name": "bash", "input": "ls", "cache": {}},
+                    {"type": "text", "text": 7},
+                    "junk",
+                ],
+            ),
+            entry(
+                "user_message",
+                "u2",
+                "a",
+                content=[
+                    {
+                        "type": "tool_result",
+                        "toolUseId": "t1",
+                        "content": [{"type": "text", "text": "out", "x": 1}, {"type": "video"}],
+                        "isError": True,
+                        "hint": 2,
+                    }
+                ],
+            ),
+            entry(
+                "thinking",
+                "th",
+                "u2",
+                note=1,
+                thinkingLevel="high",
+                content=[
+                    {"type": "text", "text": "plan", "signature": "s2", "extra": 1},
+                    {"type": "image"},
+                    3,
+                ],
+            ),
+            entry("assistant_message", "a2", "th", content=[text("done")]),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    assert objs["u"]["message"]["content"] == [
+        text("hi"),
+        {"type": "image", "data": "AA==", "mimeType": "image/jpeg"},
+        {"type": "image", "data": "BB==", "mimeType": "image/png"},
+    ]
+    assert objs["a"]["message"]["content"] == [
+        text("ok"),
+        {"type": "thinking", "thinking": "deep", "thinkingSignature": "sig"},
+        {"type": "thinking", "thinking": ""},
+        {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}},
+        text(""),
+    ]
+    assert objs["a"]["message"]["stopReason"] == "toolUse"
+    assert objs["u2"]["message"] == {
+        "role": "toolResult",
+        "toolCallId": "t1",
+        "toolName": "bash",
+        "content": [text("out")],
+        "isError": True,
+        "timestamp": 1785574801000,
+    }
+    assert objs["th"]["type"] == "thinking_level_change"
+    assert objs["a2"]["message"]["content"] == [
+        {"type": "thinking", "thinking": "plan", "thinkingSignature": "s2"},
+        text("done"),
+    ]
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 2: content[0].cache: no pi field",
+        "line 2: content[1].source.url: no pi field",
+        "line 2: content[3]: image without base64 data: dropped",
+        "line 2: content[4]: image without base64 data: dropped",
+        "line 2: content[5]: a malformed block has no place in pi's user and tool result "
+        "content: dropped",
+        "line 2: content[6]: a malformed block has no place in pi's user and tool result "
+        "content: dropped",
+        "line 2: mood: no pi field for a user message",
+        "line 3: content[0].citations: no pi field",
+        "line 3: content[1].redacted: no pi field",
+        "line 3: content[3].cache: no pi field",
+        "line 3: content[5]: a malformed block has no place in pi's assistant content: dropped",
+        "line 4: content[0].hint: no pi field",
+        "line 4: content[0].content[0].x: no pi field",
+        "line 4: content[0].content[1]: a video block has no place in pi's user and tool result "
+        "content: dropped",
+        "line 5: content[0].extra: no pi field",
+        "line 5: content[1]: a image block in a thinking entry: dropped",
+        "line 5: content[2]: a malformed block in a thinking entry: dropped",
+        "line 5: note: no pi field for a thinking level change",
+    ]
+
+
+def test_summaries_and_unknown_entries() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            entry(
+                "assistant_message",
+                "a",
+                "u",
+                content=[text("yes")],
+                usage={
+                    "inputTokens": 1,
+                    "outputTokens": 2,
+                    "cacheReadTokens": 4,
+                    "cacheWriteTokens": 8,
+                },
+            ),
+            entry("compaction", "c", "a", summary="what happened"),
+            entry("branch_summary", "b1", "c", summary="left", branchRootId="u"),
+            entry("branch_summary", "b2", "c", summary=5),
+            entry("branch_summary", "b3", None),
+            entry("compaction", "c2", None, summary=None),
+            entry("bookmark", "k", "b1", label="here"),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["c"] == {
+        "type": "compaction",
+        "id": "c",
+        "parentId": "a",
+        "timestamp": "2026-08-01T09:00:01Z",
+        "summary": "what happened",
+        "firstKeptEntryId": "c",
+        "tokensBefore": 15,  # the context at the last assistant message: every usage count
+    }
+    assert objs["c2"] | {"timestamp": None} == {
+        "type": "compaction",
+        "id": "c2",
+        "parentId": None,
+        "timestamp": None,
+        "summary": "",
+        "firstKeptEntryId": "c2",
+        "tokensBefore": 0,  # no assistant message before it
+    }
+    assert [(objs[b]["fromId"], objs[b]["summary"]) for b in ("b1", "b2", "b3")] == [
+        ("u", "left"),
+        ("c", ""),
+        ("root", ""),
+    ]
+    assert objs["k"] == {
+        "type": "custom",
+        "id": "k",
+        "parentId": "b1",
+        "timestamp": "2026-08-01T09:00:01Z",
+        "customType": CUSTOM_TYPE,
+        "data": {"type": "bookmark", "label": "here"},
+    }
+
+
+def test_compaction_keeps_the_first_split_tool_result() -> None:
+    # the kept entry is a user message whose tool result is split out before it: pi keeps
+    # from the split, the first line the user message became
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("go")]),
+            entry("assistant_message", "a", "u", content=[use("t1", "bash")]),
+            entry("user_message", "u2", "a", content=[result_block("t1", "x"), text("and?")]),
+            entry("compaction", "c", "u2", summary="s", summarizedEntryIds=["u", "a"]),
+        ]
+    )
+    objs = lines_of(convert_text(source))
+    split = objs[3]
+    assert (split["parentId"], split["message"]["role"], objs[4]["id"]) == ("a", "toolResult", "u2")
+    assert objs[5]["firstKeptEntryId"] == split["id"] != "u2"
+
+
+def test_tool_result_entries() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("go")]),
+            entry("assistant_message", "a", "u", content=[use("t1", "read")]),
+            entry("tool_call", "c", "a", toolCallId="t2", input={"x": 1}),
+            entry(
+                "tool_result", "r1", "c", toolCallId="t1", isError=True, extra=1, output={"meta": 2}
+            ),
+            entry("tool_result", "r2", "r1", toolCallId="t2", output="text"),
+            entry(
+                "tool_result",
+                "r3",
+                "r2",
+                toolCallId="t3",
+                output={"content": [text("a"), {"type": "audio"}, text("b")]},
+            ),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    messages = [objs[r]["message"] for r in ("r1", "r2", "r3")]
+    assert [(m["toolName"], m["isError"], m["content"]) for m in messages] == [
+        ("read", True, []),  # the name of its tool_use
+        ("unknown", False, []),  # its tool_call has no name
+        ("unknown", False, [text("a"), text("b")]),
+    ]
+    # the tool_call entry without a tool_use is added to the assistant message
+    assert objs["a"]["message"]["content"][-1] == {
+        "type": "toolCall",
+        "id": "t2",
+        "name": "unknown",
+        "arguments": {"x": 1},
+    }
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 5: output.meta: no pi field",
+        "line 5: extra: no pi field for a tool result",
+        "line 6: output: not an object: dropped",
+        "line 7: output.content[1]: a audio block has no place in pi's user and tool result "
+        "content: dropped",
+    ]
+
+
+def test_tool_calls_folded_into_the_assistant_above() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("tool_call", "c0", None, toolName="bash", toolCallId="t0"),
+            entry("user_message", "u", "c0", content=[text("go")]),
+            entry("assistant_message", "a", "u", content=[use("t1", "read")]),
+            entry("tool_call", "c1", "a", toolName="read", toolCallId="t1"),  # has its tool_use
+            entry("tool_call", "c2", "c1", toolName="bash", toolCallId="t2", input="ls"),
+            entry("tool_call", "c3", "c2", toolName="bash", toolCallId="t2", input={"a": 1}),
+            entry("tool_result", "r9", "c3", toolCallId="t9", output={"content": [text("?")]}),
+            entry("tool_call", "c4", "r9", toolName="grep", toolCallId="t4", input={"p": "x"}),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    assert objs["a"]["message"]["content"] == [
+        {"type": "toolCall", "id": "t1", "name": "read", "arguments": {}},
+        {"type": "toolCall", "id": "t2", "name": "bash", "arguments": {}},  # once
+        {"type": "toolCall", "id": "t4", "name": "grep", "arguments": {"p": "x"}},
+    ]
+    assert [objs[c]["data"].get("foldedInto") for c in ("c0", "c1", "c2", "c3", "c4")] == [
+        None,
+        None,
+        "a",
+        "a",
+        "a",
+    ]
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 2: toolCallId: no tool_use with this id and no assistant_message above to add "
+        "the call to",
+    ]
+
+
+def test_provider_and_model_of_an_assistant_message() -> None:
+    def provider_model(header: dict[str, Any], **fields: Any) -> tuple[Any, ...]:
+        source = render(
+            [header, entry("assistant_message", "a", None, content=[text("x")], **fields)]
+        )
+        message = lines_of(convert_text(source))[1]["message"]
+        return message.get("api"), message["provider"], message["model"]
+
+    assert provider_model(HEADER) == (None, "unknown", "unknown")
+    assert provider_model(HEADER, modelId="openrouter/anthropic/claude-x") == (
+        "anthropic-messages",
+        "anthropic",
+        "openrouter/anthropic/claude-x",
+    )
+    assert provider_model(HEADER, modelId="Grok 4") == (None, "xai", "Grok 4")
+    assert provider_model(HEADER | {"model": "gemini-2.5-pro"}) == (
+        "google-generative-ai",
+        "google",
+        "gemini-2.5-pro",
+    )
+    assert provider_model(HEADER | {"model": "m", "provider": "openai"}, modelId="n") == (
+        "openai-responses",
+        "openai",
+        "n",
+    )
+    assert provider_model(HEADER | {"provider": "acme"}, modelId="gpt-5") == (None, "acme", "gpt-5")
+
+
+def _split_ids(objs: list[dict[str, Any]]) -> list[str]:
+    return [o["id"] for o in objs if o.get("message", {}).get("role") == "toolResult"]
+
+
+def test_split_tool_result_ids_are_fresh_stable_pi_ids() -> None:
+    calls = entry("assistant_message", "a", "u", content=[use("t1", "bash"), use("t2", "bash")])
+    late = entry(
+        "user_message", "u2", "a", content=[result_block("t1", "x"), result_block("t2", "y")]
+    )
+    base = [HEADER, entry("user_message", "u", None, content=[text("go")]), calls, late]
+    ids = _split_ids(lines_of(convert_text(render(base))))
+    assert len(ids) == 2 and ids[1] == "u2"  # nothing else left: the last takes the id
+    assert re.fullmatch("[0-9a-f]{8}", ids[0])  # pi's own ids are 8 hex digits
+    # another message's splits before it do not change its ids
+    early = [
+        entry("assistant_message", "a0", None, content=[use("t0", "bash")]),
+        entry("user_message", "u0", "a0", content=[result_block("t0", "z"), text("more")]),
+    ]
+    both = lines_of(convert_text(render([HEADER, *early, *base[1:]])))
+    assert _split_ids(both)[1:] == ids
+    # an id already in the file is not given twice
+    taken = entry("user_message", ids[0], None, content=[text("mine")])
+    again = lines_of(convert_text(render([*base, taken])))
+    assert len({o["id"] for o in again[1:]}) == len(again) - 1
+    assert _split_ids(again)[0] not in (ids[0], "u2")
+
+
+def test_split_ids_of_a_message_whose_id_has_a_lone_surrogate() -> None:
+    source = render(
+        [HEADER, entry("assistant_message", "a", None, content=[use("t1", "bash")])]
+    ) + (
+        '{"type":"user_message","id":"u\\udcff","parentId":"a","content":['
+        '{"type":"tool_result","toolUseId":"t1","content":[]},{"type":"text","text":"k"}]}\n'
+    )
+    objs = lines_of(convert_text(source))
+    assert [o["id"] for o in objs[2:]][1] == "u\udcff"
+    assert re.fullmatch("[0-9a-f]{8}", objs[2]["id"])
+
+
+def test_repeated_and_answered_tool_results() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[use("t1", "bash")]),
+            # on another branch: answers t1 there, not here
+            entry("user_message", "x", "a", content=[result_block("t1", "other")]),
+            entry(
+                "user_message",
+                "u",
+                "a",
+                content=[result_block("t1", "once"), result_block("t1", "twice")],
+            ),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    assert objs["u"]["message"]["content"] == [text("once")]
+    assert objs["x"]["message"]["content"] == [text("other")]
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 4: content[1]: dropped: a tool result for 't1' already answers this call "
+        "(this message)",
+    ]
+
+
+def test_null_fields_that_are_lost() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")], modelId=None, mood=None),
+            entry("user_message", "v", "u", content=[text("hi")], modelId="m"),
+        ]
+    )
+    assert [str(loss) for loss in convert(source).losses] == [
+        "line 2: mood: no pi field for a user message",  # a null modelId is no loss
+        "line 3: modelId: no pi field for a user message",
+    ]
+
+
+def test_which_assistant_a_thinking_entry_folds_into() -> None:
+    think = [{"type": "thinking", "text": "hmm"}]
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content=[text("hi")]),
+            # no assistant after it: not folded (a later user sibling does not count)
+            entry("thinking", "t0", "u", thinkingLevel="low", content=think),
+            entry("user_message", "s", "u", content=[text("sibling")]),
+            # folded into the next assistant sibling, after one that is not folded
+            entry("thinking", "t1", "s", thinkingLevel="low"),
+            entry("thinking", "t2", "s", thinkingLevel="high", content=think),
+            entry("assistant_message", "a", "s", content=[text("yes")]),
+            # odd parent ids: nothing to fold into
+            entry("thinking", "t3", [1], content=think),
+            entry("assistant_message", "b", [1], content=[text("odd")]),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["t0"]["type"] == "custom" and objs["t0"]["data"]["content"] == think
+    assert [objs[t]["type"] for t in ("t1", "t2")] == ["thinking_level_change"] * 2
+    # t1 (no blocks) and t2 both precede a; a placeholder keeps no folded blocks
+    assert objs["a"]["message"]["content"] == [
+        {"type": "thinking", "thinking": "hmm"},
+        text("yes"),
+    ]
+    assert objs["t3"]["type"] == "custom"
+    assert objs["b"]["message"]["content"] == [text("odd")]
+
+
+def test_a_folded_thinking_entry_without_a_level_keeps_no_content() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("thinking", "t", None),
+            entry("assistant_message", "a", "t", content=[text("yes")]),
+        ]
+    )
+    objs = by_id(lines_of(convert_text(source)))
+    assert objs["t"]["data"] == {"type": "thinking", "foldedInto": "a"}
+
+
+def test_the_thinking_text_of_a_block_is_not_listed_as_lost() -> None:
+    # a block may carry its text as the book's `text` or as Anthropic's `thinking`: the one
+    # used is carried over, only a `thinking` beside a `text` is lost
+    blocks = [
+        {"type": "thinking", "thinking": "a"},
+        {"type": "thinking", "text": "b", "thinking": "c"},
+    ]
+    source = render(
+        [
+            HEADER,
+            entry("thinking", "t", None, thinkingLevel="low", content=blocks),
+            entry("assistant_message", "a", "t", content=blocks),
+        ]
+    )
+    conversion = convert(source)
+    thinking = [{"type": "thinking", "thinking": "a"}, {"type": "thinking", "thinking": "b"}]
+    assert by_id(lines_of(conversion.text))["a"]["message"]["content"] == thinking * 2
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 2: content[1].thinking: no pi field",
+        "line 3: content[1].thinking: no pi field",
+    ]
+
+
+def test_a_timestamp_without_a_zone_is_utc_in_any_local_zone() -> None:
+    user = entry("user_message", "u", None, content=[text("hi")])
+    user["timestamp"] = "2026-08-01T09:00:01"
+    source = render([HEADER, user])
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    try:
+        [_, out] = lines_of(convert_text(source))
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    assert out["message"]["timestamp"] == 1785574801000
+
+
+def test_messages_with_one_id_get_different_split_ids() -> None:
+    calls = entry("assistant_message", "a", None, content=[use("t1", "bash"), use("t2", "bash")])
+    results = [result_block("t1", "x"), result_block("t2", "y"), text("k")]
+    source = render(
+        [
+            HEADER,
+            calls,
+            entry("user_message", "u", "a", content=results),
+            entry("user_message", "u", "a", content=results),
+        ]
+    )
+    ids = _split_ids(lines_of(convert_text(source)))
+    assert len(ids) == 4 == len(set(ids))
+
+
+def test_odd_entries_keep_all_their_fields() -> None:
+    source = render(
+        [
+            HEADER,
+            {"type": "session_header", "createdAt": 5},  # a second header: no entry
+            entry("bookmark", "k", None, content=[text("kept")]),
+            entry("tool_call", "c", "k", toolName="bash", toolCallId="t", content="x"),
+            entry("assistant_message", "a", "c", content=[text("no call")]),
+            entry("compaction", 7, "a", summary="s"),
+        ]
+    )
+    objs = lines_of(convert_text(source))
+    assert objs[1] == {"type": "session_header", "createdAt": 5}  # copied as it is
+    assert objs[2]["data"] == {"type": "bookmark", "content": [text("kept")]}
+    assert objs[3]["data"]["content"] == "x"
+    assert objs[4]["message"]["stopReason"] == "stop"
+    assert "firstKeptEntryId" not in objs[5]  # an id that is no string names no entry
+
+
+def test_a_header_without_a_creation_time() -> None:
+    head = lines_of(convert_text(render([{"type": "session_header", "createdAt": 5}])))[0]
+    assert head["timestamp"] == ""
+
+
+def test_a_tool_result_entry_keeps_its_own_tool_name() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[use("t1", "read")]),
+            entry("tool_result", "r", "a", toolCallId="t1", toolName="cat", output={"content": []}),
+        ]
+    )
+    assert by_id(lines_of(convert_text(source)))["r"]["message"]["toolName"] == "cat"
+
+
+def test_a_huge_assistant_message_gets_no_second_tool_call() -> None:
+    # the analysis keeps a huge line's long strings cut short (model.SLIM_KEEP), so a long
+    # tool_use id there is not found for the tool_call entry below it
+    big, ident = text("A" * 600_000), "t" * 9000
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[big, use(ident, "bash")]),
+            entry("tool_call", "c", "a", toolName="bash", toolCallId=ident),
+        ]
+    )
+    content = by_id(lines_of(convert_text(source)))["a"]["message"]["content"]
+    assert [b["type"] for b in content] == ["text", "toolCall"]
+
+
+def test_content_that_is_no_list_is_listed_as_lost() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("user_message", "u", None, content="hi"),
+            entry("thinking", "t", "u", thinkingLevel="low", content={"text": "hmm"}),
+            entry("assistant_message", "a", "t", content="yes", modelId=None),
+            entry(
+                "user_message",
+                "u2",
+                "a",
+                content=[{"type": "tool_result", "toolUseId": "t9", "content": "out"}],
+            ),
+            entry("tool_result", "r", "u2", toolCallId="t8", output={"content": 5}),
+            entry("user_message", "u3", "r", content=None),
+        ]
+    )
+    conversion = convert(source)
+    objs = by_id(lines_of(conversion.text))
+    assert [objs[i]["message"]["content"] for i in ("u", "a", "u2", "r", "u3")] == [[]] * 5
+    assert objs["u2"]["message"]["toolName"] == "unknown"  # no tool_use has its id
+    assert [str(loss) for loss in conversion.losses] == [
+        "line 2: content: not a list of blocks: dropped",
+        "line 3: content: not a list of blocks: dropped",
+        "line 4: content: not a list of blocks: dropped",
+        "line 5: content[0].content: not a list of blocks: dropped",
+        "line 6: output.content: not a list of blocks: dropped",
+    ]
+
+
+def test_results_after_a_repeated_one_are_still_split_out() -> None:
+    source = render(
+        [
+            HEADER,
+            entry("assistant_message", "a", None, content=[use("t1", "bash"), use("t2", "bash")]),
+            entry(
+                "user_message",
+                "u",
+                "a",
+                content=[result_block("t1", "x"), result_block("t1", "y"), result_block("t2", "z")],
+            ),
+        ]
+    )
+    objs = lines_of(convert_text(source))
+    assert [(o["message"]["toolCallId"], o["message"]["content"]) for o in objs[2:]] == [
+        ("t1", [text("x")]),
+        ("t2", [text("z")]),
+    ]
+
+
+def test_a_split_id_skips_every_id_already_taken() -> None:
+    calls = entry("assistant_message", "a", None, content=[use("t1", "bash")])
+    user = entry("user_message", "u", "a", content=[result_block("t1", "x"), text("k")])
+    base = [HEADER, calls, user]
+    taken: list[str] = []
+    for _ in range(3):
+        extra = [entry("user_message", i, None, content=[text("mine")]) for i in taken]
+        [split] = _split_ids(lines_of(convert_text(render(base + extra))))
+        assert split not in taken
+        taken.append(split)
