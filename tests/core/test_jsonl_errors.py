@@ -198,3 +198,11 @@ def test_a_session_line_with_a_number_of_5000_digits_is_no_parse_error() -> None
     for data in ("1" * 5000, "[" * 3000 + "1" * 5000 + "]" * 3000):
         analysis = analyze(f"{header}\n{entry % data}\n", None, Options())
         assert [f.code for f in analysis.findings if f.code.startswith("PI0")] == []
+
+
+@pytest.mark.parametrize("text", ['{"a":[]}', '{"a":[ ]}', '{"a":{}}', '{"a":{ }}'])
+def test_an_empty_array_or_object_holds_nothing(text: str) -> None:
+    inner = text[5:-1]
+    for path in (("a", 0), ("a", "b")):
+        assert locate(text, path) == Location((1, 4), (5, 5 + len(inner)), 1)
+    assert member_keys(text, ("a",)) == []
