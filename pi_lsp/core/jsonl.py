@@ -44,7 +44,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_JS_LIKE = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
+def _integer(digits: str) -> int | float:
+    """An integer as ``JSON.parse`` reads it: any length (beyond Python's limit on the digits
+    of an int, 4300 by default, it is far beyond a double: +-Infinity, as JavaScript has it)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
+_JS_LIKE = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_integer, strict=True)
 
 
 def parse_line(text: str) -> tuple[Any, ParseError | None]:
@@ -66,9 +75,14 @@ def parse_line(text: str) -> tuple[Any, ParseError | None]:
         return parse_deep(text)
 
 
+_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(NaN|-?Infinity)')
+"""A string (skipped: its text may spell a constant) or a constant ``JSON.parse`` refuses."""
+
+
 def _constant_position(text: str) -> int:
-    m = re.search(r"NaN|-?Infinity", text)
-    return m.start() if m else 0
+    """Where the constant the decoder refused starts: the first one outside a string (the
+    text before it is valid JSON, so its strings are whole)."""
+    return next(m.start() for m in _CONSTANT.finditer(text) if m.group(1))
 
 
 def _error(text: str, pos: int, msg: str) -> ParseError:
@@ -80,9 +94,9 @@ def _error(text: str, pos: int, msg: str) -> ParseError:
 
 
 _TOKEN = re.compile(
-    r'[ \t\n\r]*(?:(?P<s>"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")'
+    r'(?P<s>"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")'
     r"|(?P<n>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
-    r"|(?P<l>true|false|null)|(?P<p>[{}\[\]:,]))"
+    r"|(?P<l>true|false|null)|(?P<p>[{}\[\]:,])"
 )
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
@@ -102,29 +116,27 @@ def parse_deep(text: str) -> tuple[Any, ParseError | None]:
     state = "value"
     result: Any = None
     while True:
-        m = _TOKEN.match(text, pos)
+        tok_start = _ws(text, pos)
+        m = _TOKEN.match(text, tok_start)
         if m is None:
-            rest = _WS.match(text, pos)
-            end = rest.end() if rest else pos
-            if state == "end" and end >= n:
+            if state == "end" and tok_start >= n:
                 return result, None
-            return None, _error(text, end, "unexpected character" if end < n else "unexpected end of data")
-        tok_start = m.start(m.lastgroup or 0)
+            what = "unexpected character" if tok_start < n else "unexpected end of data"
+            return None, _error(text, tok_start, what)
         pos = m.end()
         punct = m.group("p")
         if state == "end":
             return None, _error(text, tok_start, "unexpected data after the value")
         if state == "key":
-            if punct == "}" and stack and isinstance(stack[-1], dict) and not stack[-1] and keys[-1] is None:
+            if punct == "}" and not stack[-1]:  # "{}" (after a comma a key is due)
                 value: Any = stack.pop()
                 keys.pop()
             elif m.group("s") is not None:
-                colon = _WS.match(text, pos)
-                pos = colon.end() if colon else pos
+                pos = _ws(text, pos)
                 if pos >= n or text[pos] != ":":
                     return None, _error(text, pos, "expected ':'")
                 pos += 1
-                keys[-1] = json.loads(m.group("s"))
+                keys[-1] = _JS_LIKE.decode(m.group("s"))
                 state = "value"
                 continue
             else:
@@ -140,7 +152,7 @@ def parse_deep(text: str) -> tuple[Any, ParseError | None]:
         elif punct == "]" and state == "first":
             value = stack.pop()
             keys.pop()
-        elif punct is not None and punct in "{[":
+        elif punct in ("{", "["):
             stack.append({} if punct == "{" else [])
             keys.append(None)
             state = "key" if punct == "{" else "first"
@@ -150,14 +162,13 @@ def parse_deep(text: str) -> tuple[Any, ParseError | None]:
         elif m.group("l") is not None:
             value = _LITERALS[m.group("l")]
         else:
-            value = json.loads(m.group("s") or m.group("n"))
+            value = _JS_LIKE.decode(m.group("s") or m.group("n"))
         # a complete value: attach it to its container, or finish
         if not stack:
             result = value
             state = "end"
         elif isinstance(stack[-1], dict):
             stack[-1][keys[-1]] = value
-            keys[-1] = None
             state = "next"
         else:
             stack[-1].append(value)
@@ -178,8 +189,7 @@ class Location:
 
 
 def _ws(s: str, i: int) -> int:
-    m = _WS.match(s, i)
-    return m.end() if m else i
+    return _WS.match(s, i).end()  # type: ignore[union-attr]  # matches everywhere
 
 
 def _decode_key(token: str) -> str:
@@ -216,7 +226,7 @@ def scan_string(text: str, start: int) -> int:
         if q < 0:
             return len(text)
         b = q - 1
-        while b > start and text[b] == "\\":
+        while text[b] == "\\":  # stops at the opening quote at the latest
             b -= 1
         if (q - 1 - b) % 2 == 0:
             return q + 1
@@ -228,23 +238,22 @@ def skip_value(text: str, start: int) -> int:
     c = text[start]
     if c == '"':
         return scan_string(text, start)
-    if c not in "{[":
+    if c not in ("{", "["):
         m = _SCALAR.match(text, start)
         return m.end() if m else start + 1
     depth = 0
     pos = start
     n = len(text)
-    while pos < n:
+    while True:
         q = text.find('"', pos)
         end = q if q >= 0 else n
         for m in _BRACKET.finditer(text, pos, end):
-            depth += 1 if m.group() in "{[" else -1
+            depth += 1 if m.group() in ("{", "[") else -1
             if depth == 0:
                 return m.end()
         if q < 0:
-            break
+            return n
         pos = scan_string(text, q)
-    return n
 
 
 def iter_members(text: str, start: int) -> Iterator[tuple[str, tuple[int, int], tuple[int, int]]]:
@@ -277,7 +286,7 @@ def iter_elements(text: str, start: int) -> Iterator[tuple[int, int]]:
     if not 0 <= start < len(text) or text[start] != "[":
         return
     j = _ws(text, start + 1)
-    while j < len(text) and text[j] not in "]":
+    while j < len(text) and text[j] != "]":
         end = skip_value(text, j)
         yield j, end
         j = _ws(text, end)
@@ -306,8 +315,7 @@ def locate(text: str, path: JsonPath, walked: Walked | None = None) -> Location:
     """
     if walked is None:
         walked = {}
-    lead = JS_SPACE.match(text)
-    start = lead.end() if lead else 0
+    start = JS_SPACE.match(text).end()  # type: ignore[union-attr]  # matches everywhere
     value = (start, len(text.rstrip(" \t\r\n")))
     key: tuple[int, int] | None = None
     depth = 0

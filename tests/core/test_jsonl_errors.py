@@ -1,12 +1,15 @@
-"""What `parse_line` and `parse_deep` say about a broken line: the message and column of PI001."""
+"""What the module makes of a broken line: the message and column of PI001 (`parse_line`,
+`parse_deep`), and the members and elements of a line cut off or broken (`member_keys`,
+`locate`)."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
-from pi_lsp.core.jsonl import ParseError, member_keys, parse_deep, parse_line
+from pi_lsp.core.jsonl import Location, ParseError, locate, member_keys, parse_deep, parse_line
 
 
 def test_a_constant_json_parse_refuses_is_named_at_its_column() -> None:
@@ -101,3 +104,105 @@ def test_a_key_with_an_invalid_escape_is_listed_as_written() -> None:
 @pytest.mark.parametrize("text", ["", "   ", "[1]", "1"])
 def test_a_line_that_is_no_object_has_no_members(text: str) -> None:
     assert member_keys(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "name"),
+    [
+        ('{"NaN":NaN}', 7, "NaN"),
+        ('{"a":"say \\"Infinity\\" \\\\","b":-Infinity}', 31, "-Infinity"),
+        ('["NaN", "-Infinity", Infinity]', 21, "Infinity"),
+    ],
+)
+def test_a_constant_is_placed_past_strings_that_spell_one(text: str, at: int, name: str) -> None:
+    assert text[at:].startswith(name)
+    assert parse_line(text) == (None, ParseError(at, f"{name} is not valid JSON", False))
+
+
+def test_an_integer_longer_than_pythons_digit_limit_is_infinity_as_json_parse_reads_it() -> None:
+    # JSON.parse takes a number of any length; a 5,000-digit one is beyond a double
+    digits = "1" * 5000
+    assert parse_line(digits) == (math.inf, None)
+    assert parse_line(f'{{"n":-{digits},"s":"\\ud800"}}') == ({"n": -math.inf, "s": "\ud800"}, None)
+    deep = "[" * 5000 + digits + "]" * 5000
+    value, error = parse_line(deep)
+    assert error is None
+    for _ in range(5000):
+        value = value[0]
+    assert value == math.inf
+    assert parse_deep(f'{{"n":[{digits}]}}') == ({"n": [math.inf]}, None)
+
+
+def test_an_integer_stays_an_integer_on_the_slow_paths() -> None:
+    # a lone surrogate sends the line past orjson; its numbers still read as JSON.parse's
+    value, error = parse_line('{"version":3,"big":12345678901234567890123,"s":"\\ud800"}')
+    assert error is None
+    assert value == {"version": 3, "big": 12345678901234567890123, "s": "\ud800"}
+    assert type(value["version"]) is int and type(value["big"]) is int
+    deep, error = parse_deep('{"version":3}')
+    assert error is None and type(deep["version"]) is int
+
+
+@pytest.mark.parametrize(
+    ("text", "listed"),
+    [
+        ('{"a":1', ["a"]),  # cut off after a value
+        ('{"a":1,', ["a"]),  # after a comma
+        ('{"a":1,"b"', ["a"]),  # after a key
+        ('{"a":1,"b"}', ["a"]),  # a key without a colon
+        ('{"a":1,"b":', ["a"]),  # after a colon: no value, so no member
+        ('{"a":1,"b":  ', ["a"]),
+    ],
+)
+def test_a_cut_off_line_lists_the_members_before_the_cut(text: str, listed: list[str]) -> None:
+    assert [key for key, _, _ in member_keys(text)] == listed
+    assert member_keys(text)[0] == ("a", (1, 4), (5, 6))
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a":[1,{"b":2', '{"a":[1,{"b":"x', '{"a":{"b":"x"', '{"a":"abc']
+)
+def test_a_value_cut_off_runs_to_the_end_of_the_line(text: str) -> None:
+    assert member_keys(text) == [("a", (1, 4), (5, len(text)))]
+
+
+def test_an_array_cut_off_has_the_elements_before_the_cut() -> None:
+    for text in ('{"a":[1,"x"', '{"a":[1,"x",'):
+        assert locate(text, ("a", 1)) == Location(None, (8, 11), 2)
+        assert locate(text, ("a", 2)).depth == 1
+
+
+def test_a_member_without_a_value_spans_the_character_where_it_was_due() -> None:
+    # the walk stops there (what follows is no member), but never with an empty span
+    assert member_keys('{"a":,"b":1}') == [("a", (1, 4), (5, 6))]
+    assert member_keys('{"a":}') == [("a", (1, 4), (5, 6))]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\ufeff"])
+@pytest.mark.parametrize("path", [("type",), (0,), ("message", "content", 0)])
+def test_a_blank_line_holds_nothing_at_any_path(text: str, path: tuple[str | int, ...]) -> None:
+    loc = locate(text, path)
+    assert (loc.key, loc.depth) == (None, 0)
+
+
+def test_a_session_line_with_a_number_of_5000_digits_is_no_parse_error() -> None:
+    # JSON.parse (so pi) reads the line: no PI001, and a deep line is no crash either
+    from pi_lsp.core.analysis import analyze
+    from pi_lsp.core.model import Options
+
+    header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}'
+    entry = (
+        '{"type":"custom","customType":"x","data":{"n":%s},"id":"a1b2c3d4","parentId":null,'
+        '"timestamp":"2025-01-01T00:00:00.000Z"}'
+    )
+    for data in ("1" * 5000, "[" * 3000 + "1" * 5000 + "]" * 3000):
+        analysis = analyze(f"{header}\n{entry % data}\n", None, Options())
+        assert [f.code for f in analysis.findings if f.code.startswith("PI0")] == []
+
+
+@pytest.mark.parametrize("text", ['{"a":[]}', '{"a":[ ]}', '{"a":{}}', '{"a":{ }}'])
+def test_an_empty_array_or_object_holds_nothing(text: str) -> None:
+    inner = text[5:-1]
+    for path in (("a", 0), ("a", "b")):
+        assert locate(text, path) == Location((1, 4), (5, 5 + len(inner)), 1)
+    assert member_keys(text, ("a",)) == []
