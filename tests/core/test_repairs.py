@@ -339,3 +339,262 @@ def test_fix_all_migrates_or_renames() -> None:
 @pytest.mark.parametrize("code", sorted(repairs.FIXABLE))
 def test_every_fixable_code_has_a_builder(code: str) -> None:
     assert code in repairs._BUILDERS
+
+
+# ------------------------------------------------------------ what each fix promises the client
+
+
+def described(text: str, code: str, line: int) -> list[tuple[str, str, bool, bool]]:
+    """Title, key (the stable name a client resolves the fix by), preferred and safe."""
+    return [(f.title, f.key, f.preferred, f.safe) for f in repairs.fixes(analyze(text), code, line)]
+
+
+def every_fix_is_of(text: str, code: str, line: int) -> None:
+    for fix in repairs.fixes(analyze(text), code, line):
+        assert fix.code == code
+
+
+PENDING = (header(), user(A, None))
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "line", "expected"),
+    [
+        pytest.param(
+            doc(header(), user(A, None)) + '{"type":"message","id":"b',
+            "PI002",
+            2,
+            [("Remove the cut-off last line (pi skips it anyway)", "drop-line", True, True)],
+            id="PI002",
+        ),
+        pytest.param(
+            doc(header(), "", user(A, None), "  ", user(B, A)),
+            "PI005",
+            1,
+            [
+                ("Remove this blank line", "drop-line", True, False),
+                ("Remove all 2 blank lines inside the file", "drop-all-blank", False, False),
+            ],
+            id="PI005",
+        ),
+        pytest.param(
+            doc(header(None), user(None, False), assistant(None, False)),
+            "PI103",
+            0,
+            [("Migrate session v1 to v3 (as pi does on load)", "migrate", True, False)],
+            id="PI103",
+        ),
+        pytest.param(
+            doc(header(1), user(A, None), hook(B, A)),
+            "PI303",
+            0,
+            [
+                ("Set the header version to 3, keeping the existing ids", "keep-ids", True, False),
+                (
+                    "Migrate session to v3 as pi would (every entry gets a new id)",
+                    "migrate",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI303",
+        ),
+        pytest.param(
+            doc(*PENDING, assistant(B, A, calls=("t1",), stop="pending"), result(C, B, "t1")),
+            "PI201",
+            2,
+            [
+                (
+                    "Remove the pending assistant turn and its 1 tool result (its children move "
+                    "to its parent)",
+                    "drop-turn",
+                    True,
+                    False,
+                ),
+                (
+                    'Mark the turn as aborted (stopReason "aborted"; pi no longer resends it)',
+                    "mark-aborted",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI201",
+        ),
+        pytest.param(
+            doc(header(), user(None, False, "x"), user(None, False, "y")),
+            "PI300",
+            1,
+            [
+                (
+                    "Give this entry a fresh id and no parent (a root) as parent",
+                    "give-id",
+                    True,
+                    False,
+                ),
+                (
+                    "Give all 2 entries without id a fresh id, each parented to the entry "
+                    "before it",
+                    "give-all-ids",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI300",
+        ),
+        pytest.param(
+            doc(header(), hook(A, None), hook(B, A)),
+            "PI301",
+            1,
+            [
+                ("Rename role hookMessage to custom (the v3 name)", "rename-role", True, False),
+                ("Rename all 2 hookMessage roles to custom", "rename-all-roles", False, False),
+            ],
+            id="PI301",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A),
+                entry("compaction", C, B, summary="S", firstKeptEntryIndex=2, tokensBefore=5),
+            ),
+            "PI302",
+            3,
+            [
+                (
+                    f'Convert to firstKeptEntryId "{B}" (the entry on line 3)',
+                    "convert-index",
+                    True,
+                    False,
+                )
+            ],
+            id="PI302 convert",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                entry("compaction", C, A, summary="S", firstKeptEntryId=A, firstKeptEntryIndex=1),
+            ),
+            "PI302",
+            2,
+            [("Remove firstKeptEntryIndex (pi ignores it in v3)", "drop-index", True, False)],
+            id="PI302 remove",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, "ghost123")),
+            "PI400",
+            2,
+            [
+                ("Re-parent to the previous entry (line 2)", "reparent", True, True),
+                ("Make this entry a root (parentId null)", "make-root", False, False),
+            ],
+            id="PI400",
+        ),
+        pytest.param(
+            doc(header(), user(B, "ghost123")),
+            "PI400",
+            1,
+            [("Make this entry a root (parentId null)", "make-root", True, True)],
+            id="PI400 first entry",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(A, A, "again"), user(D, A)),
+            "PI401",
+            2,
+            [
+                (
+                    "Give this entry a fresh id and re-point the 1 reference written after it",
+                    "fresh-id-and-references",
+                    True,
+                    True,
+                ),
+                (
+                    "Give this entry a fresh id (references keep naming the other entry)",
+                    "fresh-id",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI401",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(A, A, "again")),
+            "PI401",
+            2,
+            [
+                (
+                    "Give this entry a fresh id (references keep naming the other entry)",
+                    "fresh-id",
+                    True,
+                    True,
+                )
+            ],
+            id="PI401 no reference",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, C), user(C, B)),
+            "PI402",
+            2,
+            [
+                ("Re-parent to the previous entry (line 2)", "reparent", True, True),
+                ("Make this entry a root (parentId null)", "make-root", False, False),
+            ],
+            id="PI402",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), result(C, B, "nope")),
+            "PI420",
+            3,
+            [
+                (
+                    "Remove the orphaned toolResult (its children move to its parent)",
+                    "drop-result",
+                    True,
+                    False,
+                )
+            ],
+            id="PI420",
+        ),
+    ],
+)
+def test_fixes_offered_with_their_key_preference_and_safety(
+    text: str, code: str, line: int, expected: list[tuple[str, str, bool, bool]]
+) -> None:
+    """What a client shows (title, preferred), resolves by (key), and what ``check --fix``
+    applies on its own (safe: nothing but a cut-off fragment is deleted)."""
+    assert described(text, code, line) == expected
+    every_fix_is_of(text, code, line)
+
+
+def test_pending_turn_titles_count_its_results() -> None:
+    none = doc(*PENDING, assistant(B, A, stop="pending"))
+    assert offered(none, "PI201", 2)[0] == (
+        "Remove the pending assistant turn (its children move to its parent)"
+    )
+    two = doc(
+        *PENDING,
+        assistant(B, A, calls=("t1", "t2"), stop="pending"),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+    )
+    assert offered(two, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 2 tool results ("
+    )
+
+
+def test_fix_all_is_reported_under_its_code_and_edits_the_file() -> None:
+    """``check --fix --migrate`` reports the fix-all under its code."""
+    a = analyze(doc(header(2), hook(A, None)))
+    fix = repairs.fix_all(a)
+    assert fix is not None and (fix.code, fix.key) == ("PI103", "migrate")
+    assert analyze(apply_edits(a.text, fix.edits())).version == 3
+    a = analyze(doc(header(), hook(A, None), hook(B, A)))
+    fix = repairs.fix_all(a)
+    assert fix is not None and (fix.code, fix.key) == ("PI301", "rename-all-roles")
+
+
+def test_fixes_for_a_finding_without_fixes_is_empty() -> None:
+    a = analyze(doc(header(), user(A, None), "not json"))
+    assert [(f.code, f.span.line) for f in a.findings] == [("PI001", 2)]
+    assert repairs.fixes_for(a, a.findings[0]) == []
