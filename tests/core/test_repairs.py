@@ -482,7 +482,7 @@ PENDING = (header(), user(A, None))
             id="PI302 remove",
         ),
         pytest.param(
-            doc(header(), user(A, None), user(B, "ghost123")),
+            doc(header(), user(A, None), user(B, "ghost123"), user(C, A)),
             "PI400",
             2,
             [
@@ -598,3 +598,34 @@ def test_fixes_for_a_finding_without_fixes_is_empty() -> None:
     a = analyze(doc(header(), user(A, None), "not json"))
     assert [(f.code, f.span.line) for f in a.findings] == [("PI001", 2)]
     assert repairs.fixes_for(a, a.findings[0]) == []
+
+
+def test_missing_id_parent_is_the_entry_before_not_after() -> None:
+    text = doc(header(), user(A, None), user(None, False), user(C, A))
+    assert offered(text, "PI300", 2)[0] == (
+        "Give this entry a fresh id and the previous entry (line 2) as parent"
+    )
+
+
+def test_reparent_skips_an_entry_whose_id_a_later_duplicate_takes() -> None:
+    """pi resolves a duplicated id to its last entry: a link written with line 2's id
+    would point at line 5, so the previous entry that can be named is line 1."""
+    text = doc(header(), user(A, None), user(B, A), user(C, "ghost123"), user(B, A, "dup"))
+    assert offered(text, "PI400", 3)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI400", 3, "previous", replaced={3})
+    assert b.tree.parent[3] == 1
+
+
+def test_pending_turn_in_a_cycle_still_takes_its_result() -> None:
+    """The turn (line 2) and line 3 are each other's parent; the result of its call,
+    written first, hangs below line 3: the walk down from the turn comes round to the
+    turn before it reaches the result, and must go on."""
+    text = doc(
+        header(),
+        result(C, D, "t1"),
+        assistant(B, D, calls=("t1",), stop="pending"),
+        user(D, B),
+    )
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
