@@ -629,3 +629,10 @@ def test_pending_turn_in_a_cycle_still_takes_its_result() -> None:
     assert offered(text, "PI201", 2)[0].startswith(
         "Remove the pending assistant turn and its 1 tool result ("
     )
+
+
+def test_pending_turn_in_v2_moves_its_child_up() -> None:
+    """v2 entries link by id as v3 ones do: the child is re-parented, not left dangling."""
+    text = doc(header(2), user(A, None), assistant(B, A, stop="pending"), user(C, B, "next"))
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={3})
+    assert json.loads(out.split("\n")[2])["parentId"] == A
