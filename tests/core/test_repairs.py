@@ -636,3 +636,26 @@ def test_pending_turn_in_v2_moves_its_child_up() -> None:
     text = doc(header(2), user(A, None), assistant(B, A, stop="pending"), user(C, B, "next"))
     out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={3})
     assert json.loads(out.split("\n")[2])["parentId"] == A
+
+
+def test_removed_entry_in_a_cycle_of_its_own_leaves_its_child_a_root() -> None:
+    """The orphaned result is its own parent: no ancestor survives it."""
+    text = doc(header(), user(A, None), assistant(B, A), result(C, C, "nope"), user(D, C))
+    out, _ = apply_fix(text, "PI420", 3, "orphaned", deleted={3}, replaced={4})
+    assert json.loads(out.split("\n")[3])["parentId"] is None
+
+
+def test_v1_removal_shifts_only_the_integer_indexes_of_compactions() -> None:
+    """A firstKeptEntryIndex outside a compaction, or one that is no integer, means nothing
+    to pi and is left as it is; the compactions after such one are still shifted."""
+    text = doc(
+        header(None),
+        user(None, False, "u1"),
+        assistant(None, False, stop="pending"),
+        user(None, False, "u2"),
+        entry("custom", None, False, customType="x", firstKeptEntryIndex=3),
+        entry("compaction", None, False, summary="S", tokensBefore=1),
+        entry("compaction", None, False, summary="T", firstKeptEntryIndex=3, tokensBefore=1),
+    )
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={6})
+    assert json.loads(out.split("\n")[5])["firstKeptEntryIndex"] == 2
