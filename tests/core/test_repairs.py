@@ -659,3 +659,11 @@ def test_v1_removal_shifts_only_the_integer_indexes_of_compactions() -> None:
     )
     out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={6})
     assert json.loads(out.split("\n")[5])["firstKeptEntryIndex"] == 2
+
+
+def test_no_migration_offered_for_a_file_pi_refuses() -> None:
+    """The header's id is no string (PI100): pi does not load, so does not migrate, it."""
+    a = analyze(doc(header(2, id=5), user(A, None)))
+    assert {"PI100", "PI103"} <= {f.code for f in a.findings}
+    assert repairs.fixes(a, "PI103", 0) == []
+    assert repairs.fix_all(a) is None
