@@ -20,6 +20,7 @@ from .pi_sessions import (
     entry,
     header,
     hook,
+    js,
     result,
     user,
 )
@@ -667,3 +668,38 @@ def test_no_migration_offered_for_a_file_pi_refuses() -> None:
     assert {"PI100", "PI103"} <= {f.code for f in a.findings}
     assert repairs.fixes(a, "PI103", 0) == []
     assert repairs.fix_all(a) is None
+
+
+def test_pending_turn_takes_only_the_results_of_its_own_calls() -> None:
+    """Only a toolResult answering one of the turn's toolCall blocks (with a string id)
+    goes with it: not a result naming a call by a number, nor one answering a block of
+    another type that carries an id."""
+    turn = json.loads(assistant(B, A, calls=("t1",), stop="pending"))
+    turn["message"]["content"] += [
+        "stray",
+        {"type": "toolCall", "id": 7},
+        {"type": "text", "id": "t2"},
+    ]
+    odd = json.loads(result(D, C, "t1"))
+    odd["message"]["toolCallId"] = 7
+    text = doc(*PENDING, js(turn), result(C, B, "t1"), js(odd), result(E, D, "t2"))
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2, 3}, replaced={4})
+    assert json.loads(out.split("\n")[2])["parentId"] == A
+
+
+def test_pending_turn_leaves_a_result_an_earlier_call_answers() -> None:
+    """The result below the turn names "t1", which an earlier turn on its path also
+    called: it stays, answering that call."""
+    text = doc(
+        *PENDING,
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C, calls=("t1",), stop="pending"),
+        result(E, D, "t1"),
+    )
+    assert offered(text, "PI201", 4)[0] == (
+        "Remove the pending assistant turn (its children move to its parent)"
+    )
