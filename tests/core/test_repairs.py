@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -703,3 +704,71 @@ def test_pending_turn_leaves_a_result_an_earlier_call_answers() -> None:
     assert offered(text, "PI201", 4)[0] == (
         "Remove the pending assistant turn (its children move to its parent)"
     )
+
+
+def compaction_at(index: Any) -> str:
+    return entry("compaction", C, B, summary="S", firstKeptEntryIndex=index, tokensBefore=5)
+
+
+TWICE = compaction_at(2).replace('"tokensBefore"', '"firstKeptEntryIndex":2,"tokensBefore"')
+
+
+@pytest.mark.parametrize(
+    ("text", "converted"),
+    [
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(1)), (A, 2), id="1"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(3)), (C, 4), id="last"
+        ),
+        pytest.param(
+            doc(header(), "", user(A, None), assistant(B, A), compaction_at(2)),
+            (B, 4),
+            id="pi's index skips a blank line",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(0)), None, id="header"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(4)), None, id="past the end"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(-1)), None, id="-1"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(True)), None, id="true"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at("2")), None, id="string"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), TWICE), None, id="written twice"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), '{"x":1}', assistant(B, A), compaction_at(2)),
+            None,
+            id="a line that is no entry",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(None, A), assistant(B, A), compaction_at(2)),
+            None,
+            id="an entry without id",
+        ),
+    ],
+)
+def test_first_kept_index_converted_only_when_it_names_an_entry_by_id(
+    text: str, converted: tuple[str, int] | None
+) -> None:
+    """pi's v1 index counts parsed lines (the header is 0); the conversion is offered only
+    for an integer index of an entry that has an id, written once on the line."""
+    a = analyze(text)
+    line = next(f.span.line for f in a.findings if f.code == "PI302")
+    titles = offered(text, "PI302", line)
+    if converted is None:
+        assert titles == []
+        return
+    ident, shown = converted
+    assert titles == [f'Convert to firstKeptEntryId "{ident}" (the entry on line {shown})']
+    out, _ = apply_fix(text, "PI302", line, "Convert", replaced={line})
+    assert json.loads(out.split("\n")[line])["firstKeptEntryId"] == ident
