@@ -772,3 +772,53 @@ def test_first_kept_index_converted_only_when_it_names_an_entry_by_id(
     assert titles == [f'Convert to firstKeptEntryId "{ident}" (the entry on line {shown})']
     out, _ = apply_fix(text, "PI302", line, "Convert", replaced={line})
     assert json.loads(out.split("\n")[line])["firstKeptEntryId"] == ident
+
+
+def fixed(text: str, code: str, line: int, key: str) -> list[dict[str, Any]]:
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, code, line) if f.key == key)
+    return [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines()]
+
+
+def test_duplicate_id_references_re_pointed_up_to_the_next_duplicate() -> None:
+    """A reference written after the entry names it until the id is written again (line 6);
+    only the members that name entries count (a custom entry's targetId does not)."""
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        user(A, B, "again"),
+        entry("branch_summary", D, A, fromId=A, summary="s"),
+        entry("custom", E, D, customType="x", targetId=A),
+        user(A, E, "third"),
+        entry("label", C, A, targetId=A, label="l"),
+    )
+    assert offered(text, "PI401", 3)[0] == (
+        "Give this entry a fresh id and re-point the 2 references written after it"
+    )
+    objs = fixed(text, "PI401", 3, "fresh-id-and-references")
+    new = objs[3]["id"]
+    assert new not in (A, B, C, D, E)
+    assert (objs[4]["parentId"], objs[4]["fromId"]) == (new, new)
+    assert objs[5]["targetId"] == A
+    assert (objs[6]["id"], objs[7]["parentId"], objs[7]["targetId"]) == (A, A, A)
+    objs = fixed(text, "PI401", 3, "fresh-id")
+    assert objs[3]["id"] != A and (objs[4]["parentId"], objs[4]["fromId"]) == (A, A)
+
+
+@pytest.mark.parametrize("key", ["fresh-id-and-references", "fresh-id"])
+def test_duplicate_id_of_a_compaction_that_keeps_nothing_renames_its_own_reference(
+    key: str,
+) -> None:
+    """A compaction that keeps nothing names itself as its first kept entry: that name
+    follows the new id; its parentId, written before it, keeps naming line 1."""
+    text = doc(
+        header(),
+        user(A, None),
+        entry("compaction", A, A, summary="S", firstKeptEntryId=A, tokensBefore=1),
+        user(D, A),
+    )
+    objs = fixed(text, "PI401", 2, key)
+    new = objs[2]["id"]
+    assert new != A and (objs[2]["firstKeptEntryId"], objs[2]["parentId"]) == (new, A)
+    assert objs[3]["parentId"] == (new if key == "fresh-id-and-references" else A)
