@@ -822,3 +822,12 @@ def test_duplicate_id_of_a_compaction_that_keeps_nothing_renames_its_own_referen
     new = objs[2]["id"]
     assert new != A and (objs[2]["firstKeptEntryId"], objs[2]["parentId"]) == (new, A)
     assert objs[3]["parentId"] == (new if key == "fresh-id-and-references" else A)
+
+
+def test_cycle_never_reparents_onto_another_cycle() -> None:
+    """Lines 2 and 3 are a cycle, lines 4 and 5 another: line 3 does not reach line 5,
+    yet as its parent it would leave line 5 on a cycle."""
+    text = doc(header(), user(A, None), user(B, C), user(C, B), user(D, E), user(E, D))
+    assert offered(text, "PI402", 5)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI402", 5, "previous", replaced={5})
+    assert b.tree.cycle == {2, 3}
