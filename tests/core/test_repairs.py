@@ -831,3 +831,18 @@ def test_cycle_never_reparents_onto_another_cycle() -> None:
     assert offered(text, "PI402", 5)[0] == "Re-parent to the previous entry (line 2)"
     _, b = apply_fix(text, "PI402", 5, "previous", replaced={5})
     assert b.tree.cycle == {2, 3}
+
+
+def test_give_all_ids_never_names_a_parent_by_an_id_that_is_no_string() -> None:
+    """Line 2's id is a number: it gets a parent, keeps its id, and cannot be named as the
+    parent of line 3 (pi links by string ids), which goes to line 1."""
+    numbered = json.loads(user(B, False))
+    numbered["id"] = 5
+    text = doc(header(), user(A, None), js(numbered), user(None, False), "", user(None, False))
+    assert offered(text, "PI300", 2)[1].startswith("Give all 3 entries without id")
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, "PI300", 2) if f.key == "give-all-ids")
+    objs = [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines() if x]
+    assert [o.get("id") for o in objs[1:3]] == [A, 5]
+    assert [o["parentId"] for o in objs[1:]] == [None, A, A, objs[3]["id"]]
+    assert len({objs[3]["id"], objs[4]["id"], A}) == 3
