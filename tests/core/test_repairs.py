@@ -454,6 +454,27 @@ PENDING = (header(), user(A, None))
             id="PI301",
         ),
         pytest.param(
+            doc(header(), hook(A, None)),
+            "PI301",
+            1,
+            [("Rename role hookMessage to custom (the v3 name)", "rename-role", True, False)],
+            id="PI301 one",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, False)),
+            "PI300",
+            2,
+            [
+                (
+                    "Give this entry a fresh id and the previous entry (line 2) as parent",
+                    "give-id",
+                    True,
+                    False,
+                )
+            ],
+            id="PI300 one",
+        ),
+        pytest.param(
             doc(
                 header(),
                 user(A, None),
