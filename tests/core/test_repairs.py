@@ -867,3 +867,181 @@ def test_give_all_ids_never_names_a_parent_by_an_id_that_is_no_string() -> None:
     assert [o.get("id") for o in objs[1:3]] == [A, 5]
     assert [o["parentId"] for o in objs[1:]] == [None, A, A, objs[3]["id"]]
     assert len({objs[3]["id"], objs[4]["id"], A}) == 3
+
+
+def kept_result_without_call(*more: str) -> str:
+    """A compaction (line 5) keeping the tool result on line 3 but not its call."""
+    return doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C),
+        entry("compaction", E, D, summary="sum", firstKeptEntryId=C, tokensBefore=9),
+        user("ffffffff", E),
+        *more,
+    )
+
+
+def reminder(ident: str, parent: str) -> str:
+    return entry("custom_message", ident, parent, customType="r", content="x", display=True)
+
+
+def edit_of_b(*more: str) -> str:
+    """A context edit (line 5) dropping the tool calls of line 2's turn."""
+    return doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C),
+        entry("context_edit", E, D, targetId=B, replacement=None),
+        *more,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "line", "expected"),
+    [
+        pytest.param(
+            kept_result_without_call(),
+            "PI423",
+            5,
+            [
+                (
+                    "Keep from the assistant turn that holds the tool call (line 3)",
+                    "keep-from-call",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 compaction",
+        ),
+        pytest.param(
+            kept_result_without_call(user("gggggggg", A, "start over")),
+            "PI424",
+            5,
+            [
+                (
+                    "Keep from the assistant turn that holds the tool call (line 3)",
+                    "keep-from-call",
+                    True,
+                    True,
+                )
+            ],
+            id="PI424 compaction",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A, calls=("t1",)),
+                reminder(C, B),
+                result(D, C, "t1"),
+            ),
+            "PI423",
+            3,
+            [
+                (
+                    "Move this message after the tool results of line 3 (it and the entries "
+                    "after them are re-parented; nothing is deleted)",
+                    "move-after-results",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 interloper",
+        ),
+        pytest.param(
+            edit_of_b(),
+            "PI423",
+            5,
+            [
+                (
+                    "Omit the tool results of the edited turn too (append context edits "
+                    "omitting line 4)",
+                    "omit-results",
+                    True,
+                    True,
+                ),
+                (
+                    "Narrow the edit: keep the tool calls of the turn it edits",
+                    "narrow-edit",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI423 context edit",
+        ),
+        pytest.param(
+            edit_of_b(user("ffffffff", A, "elsewhere")),
+            "PI423",
+            5,
+            [
+                (
+                    "Narrow the edit: keep the tool calls of the turn it edits",
+                    "narrow-edit",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 context edit off the resumed path",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A, calls=("t1",), stop="aborted"),
+                result(C, B, "t1"),
+                user(D, C, "again"),
+            ),
+            "PI423",
+            2,
+            [
+                (
+                    "Omit the results of this dropped turn too (append context edits omitting "
+                    "line 4)",
+                    "omit-results",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 dropped turn",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A, calls=("t1",))),
+            "PI421",
+            2,
+            [
+                (
+                    'Answer the call with the result pi would send ("No result provided")',
+                    "answer-calls",
+                    True,
+                    True,
+                )
+            ],
+            id="PI421 one call",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A, calls=("t1", "t2"))),
+            "PI421",
+            2,
+            [
+                (
+                    "Answer the unanswered calls of this turn with the result pi would send "
+                    '("No result provided")',
+                    "answer-calls",
+                    True,
+                    True,
+                )
+            ],
+            id="PI421 two calls",
+        ),
+    ],
+)
+def test_doctor_fixes_offered_with_their_key_preference_and_safety(
+    text: str, code: str, line: int, expected: list[tuple[str, str, bool, bool]]
+) -> None:
+    """As above, for what stops a session from resuming (PI421, PI423-PI425)."""
+    assert described(text, code, line) == expected
+    every_fix_is_of(text, code, line)
