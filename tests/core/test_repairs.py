@@ -1045,3 +1045,11 @@ def test_doctor_fixes_offered_with_their_key_preference_and_safety(
     """As above, for what stops a session from resuming (PI421, PI423-PI425)."""
     assert described(text, code, line) == expected
     every_fix_is_of(text, code, line)
+
+
+def test_keep_ids_writes_a_missing_version_after_the_type() -> None:
+    """A v1 header without version gets it where pi writes it: right after "type"."""
+    text = doc(header(None), user(A, None), user(B, A))
+    out, b = apply_fix(text, "PI303", 0, "keeping the existing ids", replaced={0})
+    assert out.split("\n")[0] == header(3)
+    assert b.version == 3 and not b.findings
