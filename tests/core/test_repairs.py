@@ -1053,3 +1053,16 @@ def test_keep_ids_writes_a_missing_version_after_the_type() -> None:
     out, b = apply_fix(text, "PI303", 0, "keeping the existing ids", replaced={0})
     assert out.split("\n")[0] == header(3)
     assert b.version == 3 and not b.findings
+
+
+def test_pending_turn_below_an_entry_that_is_no_message() -> None:
+    """The result's path starts with a thinking-level change, which holds no calls."""
+    text = doc(
+        header(),
+        entry("thinking_level_change", A, None, thinkingLevel="high"),
+        assistant(B, A, calls=("t1",), stop="pending"),
+        result(C, B, "t1"),
+    )
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
