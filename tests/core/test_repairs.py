@@ -1066,3 +1066,24 @@ def test_pending_turn_below_an_entry_that_is_no_message() -> None:
     assert offered(text, "PI201", 2)[0].startswith(
         "Remove the pending assistant turn and its 1 tool result ("
     )
+
+
+def test_give_ids_keeps_a_parent_it_has_and_chains_to_an_id_it_has() -> None:
+    """Line 3 has a parent (line 1, not the entry before it): it keeps it. Line 2 lacks
+    only its parent; line 4, lacking both, is parented to line 3's new id, line 5 (only
+    its parent missing) to line 4's, and line 6 to line 5's own id."""
+    text = doc(
+        header(),
+        user(A, None),
+        user(B, False),
+        user(None, A),
+        user(None, False),
+        user(D, False),
+        user(None, False),
+    )
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, "PI300", 2) if f.key == "give-all-ids")
+    objs = [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines()]
+    ids = [o["id"] for o in objs[1:]]
+    assert ids[0:2] == [A, B] and ids[4] == D and len(set(ids)) == 6
+    assert [o["parentId"] for o in objs[1:]] == [None, A, A, ids[2], ids[3], D]
