@@ -1087,3 +1087,13 @@ def test_give_ids_keeps_a_parent_it_has_and_chains_to_an_id_it_has() -> None:
     ids = [o["id"] for o in objs[1:]]
     assert ids[0:2] == [A, B] and ids[4] == D and len(set(ids)) == 6
     assert [o["parentId"] for o in objs[1:]] == [None, A, A, ids[2], ids[3], D]
+
+
+def test_first_entry_without_id_becomes_a_root() -> None:
+    """No entry comes before line 1, whatever the last line (no newline after it) holds."""
+    text = doc(header(), user(None, False)) + user(B, None)
+    assert offered(text, "PI300", 1)[0] == (
+        "Give this entry a fresh id and no parent (a root) as parent"
+    )
+    out, _ = apply_fix(text, "PI300", 1, "this entry", replaced={1})
+    assert json.loads(out.split("\n")[1])["parentId"] is None
