@@ -755,6 +755,11 @@ TWICE = compaction_at(2).replace('"tokensBefore"', '"firstKeptEntryIndex":2,"tok
             doc(header(), user(A, None), assistant(B, A), compaction_at(4)), None, id="past the end"
         ),
         pytest.param(
+            doc(user(A, None), header(), assistant(B, A), compaction_at(0)),
+            None,
+            id="index 0 is the header's even after an entry",
+        ),
+        pytest.param(
             doc(header(), user(A, None), assistant(B, A), compaction_at(-1)), None, id="-1"
         ),
         pytest.param(
