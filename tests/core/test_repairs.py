@@ -1102,3 +1102,12 @@ def test_first_entry_without_id_becomes_a_root() -> None:
     )
     out, _ = apply_fix(text, "PI300", 1, "this entry", replaced={1})
     assert json.loads(out.split("\n")[1])["parentId"] is None
+
+
+def test_cycle_never_reparents_below_itself() -> None:
+    """Line 2 hangs below the cycle of lines 3 and 4 (written before them): as line 3's
+    parent it would close the cycle again."""
+    text = doc(header(), user(A, None), user(E, B), user(B, C), user(C, B))
+    assert offered(text, "PI402", 3)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI402", 3, "previous", replaced={3})
+    assert not b.tree.cycle
