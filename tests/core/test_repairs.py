@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from .pi_sessions import (
     entry,
     header,
     hook,
+    js,
     result,
     user,
 )
@@ -339,3 +341,773 @@ def test_fix_all_migrates_or_renames() -> None:
 @pytest.mark.parametrize("code", sorted(repairs.FIXABLE))
 def test_every_fixable_code_has_a_builder(code: str) -> None:
     assert code in repairs._BUILDERS
+
+
+# ------------------------------------------------------------ what each fix promises the client
+
+
+def described(text: str, code: str, line: int) -> list[tuple[str, str, bool, bool]]:
+    """Title, key (the stable name a client resolves the fix by), preferred and safe."""
+    return [(f.title, f.key, f.preferred, f.safe) for f in repairs.fixes(analyze(text), code, line)]
+
+
+def every_fix_is_of(text: str, code: str, line: int) -> None:
+    for fix in repairs.fixes(analyze(text), code, line):
+        assert fix.code == code
+
+
+PENDING = (header(), user(A, None))
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "line", "expected"),
+    [
+        pytest.param(
+            doc(header(), user(A, None)) + '{"type":"message","id":"b',
+            "PI002",
+            2,
+            [("Remove the cut-off last line (pi skips it anyway)", "drop-line", True, True)],
+            id="PI002",
+        ),
+        pytest.param(
+            doc(header(), "", user(A, None), "  ", user(B, A)),
+            "PI005",
+            1,
+            [
+                ("Remove this blank line", "drop-line", True, False),
+                ("Remove all 2 blank lines inside the file", "drop-all-blank", False, False),
+            ],
+            id="PI005",
+        ),
+        pytest.param(
+            doc(header(None), user(None, False), assistant(None, False)),
+            "PI103",
+            0,
+            [("Migrate session v1 to v3 (as pi does on load)", "migrate", True, False)],
+            id="PI103",
+        ),
+        pytest.param(
+            doc(header(1), user(A, None), hook(B, A)),
+            "PI303",
+            0,
+            [
+                ("Set the header version to 3, keeping the existing ids", "keep-ids", True, False),
+                (
+                    "Migrate session to v3 as pi would (every entry gets a new id)",
+                    "migrate",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI303",
+        ),
+        pytest.param(
+            doc(*PENDING, assistant(B, A, calls=("t1",), stop="pending"), result(C, B, "t1")),
+            "PI201",
+            2,
+            [
+                (
+                    "Remove the pending assistant turn and its 1 tool result (its children move "
+                    "to its parent)",
+                    "drop-turn",
+                    True,
+                    False,
+                ),
+                (
+                    'Mark the turn as aborted (stopReason "aborted"; pi no longer resends it)',
+                    "mark-aborted",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI201",
+        ),
+        pytest.param(
+            doc(header(), user(None, False, "x"), user(None, False, "y")),
+            "PI300",
+            1,
+            [
+                (
+                    "Give this entry a fresh id and no parent (a root) as parent",
+                    "give-id",
+                    True,
+                    False,
+                ),
+                (
+                    "Give all 2 entries without id a fresh id, each parented to the entry "
+                    "before it",
+                    "give-all-ids",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI300",
+        ),
+        pytest.param(
+            doc(header(), hook(A, None), hook(B, A)),
+            "PI301",
+            1,
+            [
+                ("Rename role hookMessage to custom (the v3 name)", "rename-role", True, False),
+                ("Rename all 2 hookMessage roles to custom", "rename-all-roles", False, False),
+            ],
+            id="PI301",
+        ),
+        pytest.param(
+            doc(header(), hook(A, None)),
+            "PI301",
+            1,
+            [("Rename role hookMessage to custom (the v3 name)", "rename-role", True, False)],
+            id="PI301 one",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, False)),
+            "PI300",
+            2,
+            [
+                (
+                    "Give this entry a fresh id and the previous entry (line 2) as parent",
+                    "give-id",
+                    True,
+                    False,
+                )
+            ],
+            id="PI300 one",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A),
+                entry("compaction", C, B, summary="S", firstKeptEntryIndex=2, tokensBefore=5),
+            ),
+            "PI302",
+            3,
+            [
+                (
+                    f'Convert to firstKeptEntryId "{B}" (the entry on line 3)',
+                    "convert-index",
+                    True,
+                    False,
+                )
+            ],
+            id="PI302 convert",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                entry("compaction", C, A, summary="S", firstKeptEntryId=A, firstKeptEntryIndex=1),
+            ),
+            "PI302",
+            2,
+            [("Remove firstKeptEntryIndex (pi ignores it in v3)", "drop-index", True, False)],
+            id="PI302 remove",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, "ghost123"), user(C, A)),
+            "PI400",
+            2,
+            [
+                ("Re-parent to the previous entry (line 2)", "reparent", True, True),
+                ("Make this entry a root (parentId null)", "make-root", False, False),
+            ],
+            id="PI400",
+        ),
+        pytest.param(
+            doc(header(), user(B, "ghost123")),
+            "PI400",
+            1,
+            [("Make this entry a root (parentId null)", "make-root", True, True)],
+            id="PI400 first entry",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(A, A, "again"), user(D, A)),
+            "PI401",
+            2,
+            [
+                (
+                    "Give this entry a fresh id and re-point the 1 reference written after it",
+                    "fresh-id-and-references",
+                    True,
+                    True,
+                ),
+                (
+                    "Give this entry a fresh id (references keep naming the other entry)",
+                    "fresh-id",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI401",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(A, A, "again")),
+            "PI401",
+            2,
+            [
+                (
+                    "Give this entry a fresh id (references keep naming the other entry)",
+                    "fresh-id",
+                    True,
+                    True,
+                )
+            ],
+            id="PI401 no reference",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(B, C), user(C, B)),
+            "PI402",
+            2,
+            [
+                ("Re-parent to the previous entry (line 2)", "reparent", True, True),
+                ("Make this entry a root (parentId null)", "make-root", False, False),
+            ],
+            id="PI402",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), result(C, B, "nope")),
+            "PI420",
+            3,
+            [
+                (
+                    "Remove the orphaned toolResult (its children move to its parent)",
+                    "drop-result",
+                    True,
+                    False,
+                )
+            ],
+            id="PI420",
+        ),
+    ],
+)
+def test_fixes_offered_with_their_key_preference_and_safety(
+    text: str, code: str, line: int, expected: list[tuple[str, str, bool, bool]]
+) -> None:
+    """What a client shows (title, preferred), resolves by (key), and what ``check --fix``
+    applies on its own (safe: nothing but a cut-off fragment is deleted)."""
+    assert described(text, code, line) == expected
+    every_fix_is_of(text, code, line)
+
+
+def test_pending_turn_titles_count_its_results() -> None:
+    none = doc(*PENDING, assistant(B, A, stop="pending"))
+    assert offered(none, "PI201", 2)[0] == (
+        "Remove the pending assistant turn (its children move to its parent)"
+    )
+    two = doc(
+        *PENDING,
+        assistant(B, A, calls=("t1", "t2"), stop="pending"),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+    )
+    assert offered(two, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 2 tool results ("
+    )
+
+
+def test_fix_all_is_reported_under_its_code_and_edits_the_file() -> None:
+    """``check --fix --migrate`` reports the fix-all under its code."""
+    a = analyze(doc(header(2), hook(A, None)))
+    fix = repairs.fix_all(a)
+    assert fix is not None and (fix.code, fix.key) == ("PI103", "migrate")
+    assert analyze(apply_edits(a.text, fix.edits())).version == 3
+    a = analyze(doc(header(), hook(A, None), hook(B, A)))
+    fix = repairs.fix_all(a)
+    assert fix is not None and (fix.code, fix.key) == ("PI301", "rename-all-roles")
+
+
+def test_fixes_for_a_finding_without_fixes_is_empty() -> None:
+    a = analyze(doc(header(), user(A, None), "not json"))
+    assert [(f.code, f.span.line) for f in a.findings] == [("PI001", 2)]
+    assert repairs.fixes_for(a, a.findings[0]) == []
+
+
+def test_missing_id_parent_is_the_entry_before_not_after() -> None:
+    text = doc(header(), user(A, None), user(None, False), user(C, A))
+    assert offered(text, "PI300", 2)[0] == (
+        "Give this entry a fresh id and the previous entry (line 2) as parent"
+    )
+
+
+def test_reparent_skips_an_entry_whose_id_a_later_duplicate_takes() -> None:
+    """pi resolves a duplicated id to its last entry: a link written with line 2's id
+    would point at line 5, so the previous entry that can be named is line 1."""
+    text = doc(header(), user(A, None), user(B, A), user(C, "ghost123"), user(B, A, "dup"))
+    assert offered(text, "PI400", 3)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI400", 3, "previous", replaced={3})
+    assert b.tree.parent[3] == 1
+
+
+def test_pending_turn_in_a_cycle_still_takes_its_result() -> None:
+    """The turn (line 2) and line 3 are each other's parent; the result of its call,
+    written first, hangs below line 3: the walk down from the turn comes round to the
+    turn before it reaches the result, and must go on."""
+    text = doc(
+        header(),
+        result(C, D, "t1"),
+        assistant(B, D, calls=("t1",), stop="pending"),
+        user(D, B),
+    )
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
+
+
+def test_pending_turn_in_v2_moves_its_child_up() -> None:
+    """v2 entries link by id as v3 ones do: the child is re-parented, not left dangling."""
+    text = doc(header(2), user(A, None), assistant(B, A, stop="pending"), user(C, B, "next"))
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={3})
+    assert json.loads(out.split("\n")[2])["parentId"] == A
+
+
+def test_removed_entry_in_a_cycle_of_its_own_leaves_its_child_a_root() -> None:
+    """The orphaned result is its own parent: no ancestor survives it."""
+    text = doc(header(), user(A, None), assistant(B, A), result(C, C, "nope"), user(D, C))
+    out, _ = apply_fix(text, "PI420", 3, "orphaned", deleted={3}, replaced={4})
+    assert json.loads(out.split("\n")[3])["parentId"] is None
+
+
+def test_v1_removal_shifts_only_the_integer_indexes_of_compactions() -> None:
+    """A firstKeptEntryIndex outside a compaction, or one that is no integer, means nothing
+    to pi and is left as it is; the compactions after such one are still shifted."""
+    text = doc(
+        header(None),
+        user(None, False, "u1"),
+        assistant(None, False, stop="pending"),
+        user(None, False, "u2"),
+        entry("custom", None, False, customType="x", firstKeptEntryIndex=3),
+        entry("compaction", None, False, summary="S", tokensBefore=1),
+        entry("compaction", None, False, summary="T", firstKeptEntryIndex=3, tokensBefore=1),
+    )
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2}, replaced={6})
+    assert json.loads(out.split("\n")[5])["firstKeptEntryIndex"] == 2
+
+
+def test_no_migration_offered_for_a_file_pi_refuses() -> None:
+    """The header's id is no string (PI100): pi does not load, so does not migrate, it."""
+    a = analyze(doc(header(2, id=5), user(A, None)))
+    assert {"PI100", "PI103"} <= {f.code for f in a.findings}
+    assert repairs.fixes(a, "PI103", 0) == []
+    assert repairs.fix_all(a) is None
+
+
+def test_pending_turn_takes_only_the_results_of_its_own_calls() -> None:
+    """Only a toolResult answering one of the turn's toolCall blocks (with a string id)
+    goes with it: not a result naming a call by a number, nor one answering a block of
+    another type that carries an id."""
+    turn = json.loads(assistant(B, A, calls=("t1",), stop="pending"))
+    turn["message"]["content"] += [
+        "stray",
+        {"type": "toolCall", "id": 7},
+        {"type": "text", "id": "t2"},
+    ]
+    odd = json.loads(result(D, C, "t1"))
+    odd["message"]["toolCallId"] = 7
+    text = doc(*PENDING, js(turn), result(C, B, "t1"), js(odd), result(E, D, "t2"))
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
+    out, _ = apply_fix(text, "PI201", 2, "Remove the pending", deleted={2, 3}, replaced={4})
+    assert json.loads(out.split("\n")[2])["parentId"] == A
+
+
+def test_pending_turn_leaves_a_result_an_earlier_call_answers() -> None:
+    """The result below the turn names "t1", which an earlier turn on its path also
+    called: it stays, answering that call."""
+    text = doc(
+        *PENDING,
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C, calls=("t1",), stop="pending"),
+        result(E, D, "t1"),
+    )
+    assert offered(text, "PI201", 4)[0] == (
+        "Remove the pending assistant turn (its children move to its parent)"
+    )
+
+
+def compaction_at(index: Any) -> str:
+    return entry("compaction", C, B, summary="S", firstKeptEntryIndex=index, tokensBefore=5)
+
+
+TWICE = compaction_at(2).replace('"tokensBefore"', '"firstKeptEntryIndex":2,"tokensBefore"')
+
+
+@pytest.mark.parametrize(
+    ("text", "converted"),
+    [
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(1)), (A, 2), id="1"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(3)), (C, 4), id="last"
+        ),
+        pytest.param(
+            doc(header(), "", user(A, None), assistant(B, A), compaction_at(2)),
+            (B, 4),
+            id="pi's index skips a blank line",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(0)), None, id="header"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(4)), None, id="past the end"
+        ),
+        pytest.param(
+            doc(user(A, None), header(), assistant(B, A), compaction_at(0)),
+            None,
+            id="index 0 is the header's even after an entry",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(-1)), None, id="-1"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at(True)), None, id="true"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), compaction_at("2")), None, id="string"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A), TWICE), None, id="written twice"
+        ),
+        pytest.param(
+            doc(header(), user(A, None), '{"x":1}', assistant(B, A), compaction_at(2)),
+            None,
+            id="a line that is no entry",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), user(None, A), assistant(B, A), compaction_at(2)),
+            None,
+            id="an entry without id",
+        ),
+    ],
+)
+def test_first_kept_index_converted_only_when_it_names_an_entry_by_id(
+    text: str, converted: tuple[str, int] | None
+) -> None:
+    """pi's v1 index counts parsed lines (the header is 0); the conversion is offered only
+    for an integer index of an entry that has an id, written once on the line."""
+    a = analyze(text)
+    line = next(f.span.line for f in a.findings if f.code == "PI302")
+    titles = offered(text, "PI302", line)
+    if converted is None:
+        assert titles == []
+        return
+    ident, shown = converted
+    assert titles == [f'Convert to firstKeptEntryId "{ident}" (the entry on line {shown})']
+    out, _ = apply_fix(text, "PI302", line, "Convert", replaced={line})
+    assert json.loads(out.split("\n")[line])["firstKeptEntryId"] == ident
+
+
+def fixed(text: str, code: str, line: int, key: str) -> list[dict[str, Any]]:
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, code, line) if f.key == key)
+    return [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines()]
+
+
+def test_duplicate_id_references_re_pointed_up_to_the_next_duplicate() -> None:
+    """A reference written after the entry names it until the id is written again (line 6);
+    only the members that name entries count (a custom entry's targetId does not)."""
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A),
+        user(A, B, "again"),
+        entry("branch_summary", D, A, fromId=A, summary="s"),
+        entry("custom", E, D, customType="x", targetId=A),
+        user(A, E, "third"),
+        entry("label", C, A, targetId=A, label="l"),
+    )
+    assert offered(text, "PI401", 3)[0] == (
+        "Give this entry a fresh id and re-point the 2 references written after it"
+    )
+    objs = fixed(text, "PI401", 3, "fresh-id-and-references")
+    new = objs[3]["id"]
+    assert new not in (A, B, C, D, E)
+    assert (objs[4]["parentId"], objs[4]["fromId"]) == (new, new)
+    assert objs[5]["targetId"] == A
+    assert (objs[6]["id"], objs[7]["parentId"], objs[7]["targetId"]) == (A, A, A)
+    objs = fixed(text, "PI401", 3, "fresh-id")
+    assert objs[3]["id"] != A and (objs[4]["parentId"], objs[4]["fromId"]) == (A, A)
+
+
+@pytest.mark.parametrize("key", ["fresh-id-and-references", "fresh-id"])
+def test_duplicate_id_of_a_compaction_that_keeps_nothing_renames_its_own_reference(
+    key: str,
+) -> None:
+    """A compaction that keeps nothing names itself as its first kept entry: that name
+    follows the new id; its parentId, written before it, keeps naming line 1."""
+    text = doc(
+        header(),
+        user(A, None),
+        entry("compaction", A, A, summary="S", firstKeptEntryId=A, tokensBefore=1),
+        user(D, A),
+    )
+    objs = fixed(text, "PI401", 2, key)
+    new = objs[2]["id"]
+    assert new != A and (objs[2]["firstKeptEntryId"], objs[2]["parentId"]) == (new, A)
+    assert objs[3]["parentId"] == (new if key == "fresh-id-and-references" else A)
+
+
+def test_cycle_never_reparents_onto_another_cycle() -> None:
+    """Lines 2 and 3 are a cycle, lines 4 and 5 another: line 3 does not reach line 5,
+    yet as its parent it would leave line 5 on a cycle."""
+    text = doc(header(), user(A, None), user(B, C), user(C, B), user(D, E), user(E, D))
+    assert offered(text, "PI402", 5)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI402", 5, "previous", replaced={5})
+    assert b.tree.cycle == {2, 3}
+
+
+def test_give_all_ids_never_names_a_parent_by_an_id_that_is_no_string() -> None:
+    """Line 2's id is a number: it gets a parent, keeps its id, and cannot be named as the
+    parent of line 3 (pi links by string ids), which goes to line 1."""
+    numbered = json.loads(user(B, False))
+    numbered["id"] = 5
+    text = doc(header(), user(A, None), js(numbered), user(None, False), "", user(None, False))
+    assert offered(text, "PI300", 2)[1].startswith("Give all 3 entries without id")
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, "PI300", 2) if f.key == "give-all-ids")
+    objs = [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines() if x]
+    assert [o.get("id") for o in objs[1:3]] == [A, 5]
+    assert [o["parentId"] for o in objs[1:]] == [None, A, A, objs[3]["id"]]
+    assert len({objs[3]["id"], objs[4]["id"], A}) == 3
+
+
+def kept_result_without_call(*more: str) -> str:
+    """A compaction (line 5) keeping the tool result on line 3 but not its call."""
+    return doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C),
+        entry("compaction", E, D, summary="sum", firstKeptEntryId=C, tokensBefore=9),
+        user("ffffffff", E),
+        *more,
+    )
+
+
+def reminder(ident: str, parent: str) -> str:
+    return entry("custom_message", ident, parent, customType="r", content="x", display=True)
+
+
+def edit_of_b(*more: str) -> str:
+    """A context edit (line 5) dropping the tool calls of line 2's turn."""
+    return doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        assistant(D, C),
+        entry("context_edit", E, D, targetId=B, replacement=None),
+        *more,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "line", "expected"),
+    [
+        pytest.param(
+            kept_result_without_call(),
+            "PI423",
+            5,
+            [
+                (
+                    "Keep from the assistant turn that holds the tool call (line 3)",
+                    "keep-from-call",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 compaction",
+        ),
+        pytest.param(
+            kept_result_without_call(user("gggggggg", A, "start over")),
+            "PI424",
+            5,
+            [
+                (
+                    "Keep from the assistant turn that holds the tool call (line 3)",
+                    "keep-from-call",
+                    True,
+                    True,
+                )
+            ],
+            id="PI424 compaction",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A, calls=("t1",)),
+                reminder(C, B),
+                result(D, C, "t1"),
+            ),
+            "PI423",
+            3,
+            [
+                (
+                    "Move this message after the tool results of line 3 (it and the entries "
+                    "after them are re-parented; nothing is deleted)",
+                    "move-after-results",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 interloper",
+        ),
+        pytest.param(
+            edit_of_b(),
+            "PI423",
+            5,
+            [
+                (
+                    "Omit the tool results of the edited turn too (append context edits "
+                    "omitting line 4)",
+                    "omit-results",
+                    True,
+                    True,
+                ),
+                (
+                    "Narrow the edit: keep the tool calls of the turn it edits",
+                    "narrow-edit",
+                    False,
+                    False,
+                ),
+            ],
+            id="PI423 context edit",
+        ),
+        pytest.param(
+            edit_of_b(user("ffffffff", A, "elsewhere")),
+            "PI423",
+            5,
+            [
+                (
+                    "Narrow the edit: keep the tool calls of the turn it edits",
+                    "narrow-edit",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 context edit off the resumed path",
+        ),
+        pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A, calls=("t1",), stop="aborted"),
+                result(C, B, "t1"),
+                user(D, C, "again"),
+            ),
+            "PI423",
+            2,
+            [
+                (
+                    "Omit the results of this dropped turn too (append context edits omitting "
+                    "line 4)",
+                    "omit-results",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 dropped turn",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A, calls=("t1",))),
+            "PI421",
+            2,
+            [
+                (
+                    'Answer the call with the result pi would send ("No result provided")',
+                    "answer-calls",
+                    True,
+                    True,
+                )
+            ],
+            id="PI421 one call",
+        ),
+        pytest.param(
+            doc(header(), user(A, None), assistant(B, A, calls=("t1", "t2"))),
+            "PI421",
+            2,
+            [
+                (
+                    "Answer the unanswered calls of this turn with the result pi would send "
+                    '("No result provided")',
+                    "answer-calls",
+                    True,
+                    True,
+                )
+            ],
+            id="PI421 two calls",
+        ),
+    ],
+)
+def test_doctor_fixes_offered_with_their_key_preference_and_safety(
+    text: str, code: str, line: int, expected: list[tuple[str, str, bool, bool]]
+) -> None:
+    """As above, for what stops a session from resuming (PI421, PI423-PI425)."""
+    assert described(text, code, line) == expected
+    every_fix_is_of(text, code, line)
+
+
+def test_keep_ids_writes_a_missing_version_after_the_type() -> None:
+    """A v1 header without version gets it where pi writes it: right after "type"."""
+    text = doc(header(None), user(A, None), user(B, A))
+    out, b = apply_fix(text, "PI303", 0, "keeping the existing ids", replaced={0})
+    assert out.split("\n")[0] == header(3)
+    assert b.version == 3 and not b.findings
+
+
+def test_pending_turn_below_an_entry_that_is_no_message() -> None:
+    """The result's path starts with a thinking-level change, which holds no calls."""
+    text = doc(
+        header(),
+        entry("thinking_level_change", A, None, thinkingLevel="high"),
+        assistant(B, A, calls=("t1",), stop="pending"),
+        result(C, B, "t1"),
+    )
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
+
+
+def test_give_ids_keeps_a_parent_it_has_and_chains_to_an_id_it_has() -> None:
+    """Line 3 has a parent (line 1, not the entry before it): it keeps it. Line 2 lacks
+    only its parent; line 4, lacking both, is parented to line 3's new id, line 5 (only
+    its parent missing) to line 4's, and line 6 to line 5's own id."""
+    text = doc(
+        header(),
+        user(A, None),
+        user(B, False),
+        user(None, A),
+        user(None, False),
+        user(D, False),
+        user(None, False),
+    )
+    a = analyze(text)
+    fix = next(f for f in repairs.fixes(a, "PI300", 2) if f.key == "give-all-ids")
+    objs = [json.loads(x) for x in apply_edits(a.text, fix.edits()).splitlines()]
+    ids = [o["id"] for o in objs[1:]]
+    assert ids[0:2] == [A, B] and ids[4] == D and len(set(ids)) == 6
+    assert [o["parentId"] for o in objs[1:]] == [None, A, A, ids[2], ids[3], D]
+
+
+def test_first_entry_without_id_becomes_a_root() -> None:
+    """No entry comes before line 1, whatever the last line (no newline after it) holds."""
+    text = doc(header(), user(None, False)) + user(B, None)
+    assert offered(text, "PI300", 1)[0] == (
+        "Give this entry a fresh id and no parent (a root) as parent"
+    )
+    out, _ = apply_fix(text, "PI300", 1, "this entry", replaced={1})
+    assert json.loads(out.split("\n")[1])["parentId"] is None
+
+
+def test_cycle_never_reparents_below_itself() -> None:
+    """Line 2 hangs below the cycle of lines 3 and 4 (written before them): as line 3's
+    parent it would close the cycle again."""
+    text = doc(header(), user(A, None), user(E, B), user(B, C), user(C, B))
+    assert offered(text, "PI402", 3)[0] == "Re-parent to the previous entry (line 2)"
+    _, b = apply_fix(text, "PI402", 3, "previous", replaced={3})
+    assert not b.tree.cycle
