@@ -306,12 +306,25 @@ _JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 def _js_string(value: Any) -> str:
     """A JSON value inside an array as a string that ``Number()`` reads as JavaScript's
     ``String()`` of it (null joins as "", an array as its items joined with ","; a boolean or an
-    object is no number in either spelling, a number reads back the same)."""
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ",".join(map(_js_string, value))
-    return str(value)
+    object is no number in either spelling, a number reads back the same). Nested arrays
+    are walked with a stack, so an array nested thousands deep costs no recursion."""
+    if not isinstance(value, list):
+        return "" if value is None else str(value)
+    out: list[str] = []
+    todo: list[tuple[list[Any], int]] = [(value, 0)]
+    while todo:
+        items, i = todo.pop()
+        if i == len(items):
+            continue
+        if i:
+            out.append(",")
+        todo.append((items, i + 1))
+        item = items[i]
+        if isinstance(item, list):
+            todo.append((item, 0))
+        elif item is not None:
+            out.append(str(item))
+    return "".join(out)
 
 
 def _js_number(value: Any) -> float:

@@ -92,6 +92,13 @@ def test_pi102_says_what_pi_does_with_an_odd_version(raw: str, pi: str) -> None:
     assert span(f) == (0, start, start + len(raw))
 
 
+def test_pi102_reads_a_version_nested_thousands_deep_as_javascript_does() -> None:
+    # node: [[...[2]...]] 3,000 deep compares as the string "2": not >= 3, not < 2, < 3
+    raw = "[" * 3000 + "2" + "]" * 3000
+    f = one(with_version(raw), "PI102")
+    assert f.message.endswith("pi compares it as a number and migrates the file as v2 (renaming hookMessage)")
+
+
 def test_pi102_newer_version_is_a_warning_checked_as_v3() -> None:
     f = one(with_version("12"), "PI102")
     assert f.severity is Severity.WARNING
