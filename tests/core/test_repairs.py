@@ -1014,6 +1014,28 @@ def edit_of_b(*more: str) -> str:
             id="PI423 dropped turn",
         ),
         pytest.param(
+            doc(
+                header(),
+                user(A, None),
+                assistant(B, A, calls=("t1", "t2"), stop="aborted"),
+                result(C, B, "t1"),
+                result(D, C, "t2"),
+                user(E, D, "again"),
+            ),
+            "PI423",
+            2,
+            [
+                (
+                    "Omit the results of this dropped turn too (append context edits omitting "
+                    "line 4, line 5)",
+                    "omit-results",
+                    True,
+                    True,
+                )
+            ],
+            id="PI423 dropped turn with two results",
+        ),
+        pytest.param(
             doc(header(), user(A, None), assistant(B, A, calls=("t1",))),
             "PI421",
             2,
@@ -1050,6 +1072,24 @@ def test_doctor_fixes_offered_with_their_key_preference_and_safety(
     """As above, for what stops a session from resuming (PI421, PI423-PI425)."""
     assert described(text, code, line) == expected
     every_fix_is_of(text, code, line)
+
+
+def test_interloper_with_a_stray_message_member_is_moved_not_taken_for_a_turn() -> None:
+    """A custom message between a call and its result that happens to carry a
+    ``message`` member shaped like an assistant turn is still a custom message to pi
+    (only ``message`` entries hold messages): the fix moves it after the results; it
+    does not treat it as a dropped assistant turn whose results should be omitted."""
+    stray = entry(
+        "custom_message",
+        C,
+        B,
+        customType="r",
+        content="x",
+        display=True,
+        message={"role": "assistant", "content": [], "stopReason": "aborted"},
+    )
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), stray, result(D, C, "t1"))
+    assert [key for _, key, _, _ in described(text, "PI423", 3)] == ["move-after-results"]
 
 
 def test_keep_ids_writes_a_missing_version_after_the_type() -> None:
