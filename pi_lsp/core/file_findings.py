@@ -304,12 +304,12 @@ _JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
 
 def _js_string(value: Any) -> str:
-    """A JSON value inside an array as a string that ``Number()`` reads as JavaScript's
-    ``String()`` of it (null joins as "", an array as its items joined with ","; a boolean or an
-    object is no number in either spelling, a number reads back the same). Nested arrays
-    are walked with a stack, so an array nested thousands deep costs no recursion."""
+    """A JSON value as a string that ``Number()`` reads as it reads JavaScript's ``String()``
+    of it (inside an array null joins as "", an array as its items joined with ","; an object
+    is "[object Object]", a number reads back the same). Nested arrays are walked with a
+    stack, so a value nested thousands deep costs no recursion."""
     if not isinstance(value, list):
-        return "" if value is None else str(value)
+        return _js_scalar(value)
     out: list[str] = []
     todo: list[tuple[list[Any], int]] = [(value, 0)]
     while todo:
@@ -322,9 +322,19 @@ def _js_string(value: Any) -> str:
         item = items[i]
         if isinstance(item, list):
             todo.append((item, 0))
-        elif item is not None:
-            out.append(str(item))
+        else:
+            out.append(_js_scalar(item))
     return "".join(out)
+
+
+def _js_scalar(value: Any) -> str:
+    """JavaScript's ``String()`` of a JSON value that is no array, as an array item joins
+    (a boolean in Python's spelling: ``Number()`` reads both spellings as NaN)."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
 
 
 def _js_number(value: Any) -> float:

@@ -99,6 +99,13 @@ def test_pi102_reads_a_version_nested_thousands_deep_as_javascript_does() -> Non
     assert f.message.endswith("pi compares it as a number and migrates the file as v2 (renaming hookMessage)")
 
 
+def test_pi102_an_object_nested_deep_in_a_version_is_no_number() -> None:
+    # String({...}) is "[object Object]": NaN, whatever the object holds and however deep
+    raw = "[" + '{"a":' * 3000 + "3" + "}" * 3000 + "]"
+    f = one(with_version(raw), "PI102")
+    assert f.message.endswith("pi cannot compare it with a number and neither migrates nor rejects the file")
+
+
 def test_pi102_newer_version_is_a_warning_checked_as_v3() -> None:
     f = one(with_version("12"), "PI102")
     assert f.severity is Severity.WARNING
