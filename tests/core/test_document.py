@@ -129,3 +129,54 @@ def test_new_options_make_the_document_stale_until_re_analysed() -> None:
     again = doc.analysis
     assert again is not first and again.options == options
     assert not doc.is_stale
+
+
+def test_full_sync_of_an_appended_text_keeps_long_line_objects() -> None:
+    # lines of more than one character: a re-split would make new string objects
+    doc = Document.open("u", "first line\nsecond line\nthird", 1, None, Options())
+    before = list(doc.lines)
+    doc.replace_all("first line\nsecond line\nthird line\n")
+    assert doc.lines == ["first line", "second line", "third line", ""]
+    assert doc.lines[0] is before[0] and doc.lines[1] is before[1]
+
+
+def test_a_snapshot_after_a_full_sync_maps_the_kept_lines() -> None:
+    doc = Document.open("u", "first\nsecond\n", 1, None, Options())
+    first = doc.analysis
+    # not an append (the first line differs): the whole text is re-split
+    doc.replace_all("x\ny\nsecond\n")
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(4)] == [None, None, 1, 2]
+    assert [snap.to_text(n) for n in range(3)] == [None, 2, 3]
+
+
+def test_a_snapshot_after_an_appending_full_sync_maps_the_kept_lines() -> None:
+    doc = Document.open("u", "first\nsecond\nthi", 1, None, Options())
+    first = doc.analysis
+    # the last line grew: it is edited; the lines before it are kept
+    doc.replace_all("first\nsecond\nthird\nfourth\n")
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(5)] == [0, 1, None, None, None]
+
+
+def test_a_change_is_placed_in_utf16_code_units() -> None:
+    doc = Document.open("u", "é€xyz", 1, None, Options())
+    # UTF-16: é and € are one unit each; the change replaces the x
+    doc.apply_change(Position(0, 2), Position(0, 3), "1", "utf-16")
+    assert doc.source == "é€1yz"
+
+
+def test_a_change_inside_a_utf8_line_keeps_the_text_after_it() -> None:
+    doc = Document.open("u", "é€xyz", 1, None, Options())
+    doc.apply_change(Position(0, 5), Position(0, 6), "1", "utf-8")
+    assert doc.source == "é€1yz"
+
+
+def test_a_change_keeps_the_line_objects_of_the_lines_it_does_not_touch() -> None:
+    doc = Document.open("u", "first line\nsecond line\nthird line\n", 1, None, Options())
+    before = list(doc.lines)
+    doc.apply_change(Position(1, 0), Position(1, 6), "2nd", "utf-16")
+    assert doc.lines == ["first line", "2nd line", "third line", ""]
+    assert doc.lines[0] is before[0] and doc.lines[2] is before[2]
