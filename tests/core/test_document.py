@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
+
+import pi_lsp.core.analysis as analysis_module
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
 
@@ -180,3 +186,108 @@ def test_a_change_keeps_the_line_objects_of_the_lines_it_does_not_touch() -> Non
     doc.apply_change(Position(1, 0), Position(1, 6), "2nd", "utf-16")
     assert doc.lines == ["first line", "2nd line", "third line", ""]
     assert doc.lines[0] is before[0] and doc.lines[2] is before[2]
+
+
+def _long_document() -> Document:
+    """A document whose analysis polls ``progress`` / ``cancelled`` several times."""
+    entry = '{"type":"custom","customType":"x","id":"%08x","parentId":null,"timestamp":"t"}'
+    lines = [HEADER] + [entry % n + " " * 50 for n in range(100)]
+    return Document.open("u", "\n".join(lines) + "\n", 1, None, Options())
+
+
+@pytest.fixture
+def small_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analysis_module, "_TICK", 2000)
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_a_change_during_an_analysis_stops_it_and_installs_nothing() -> None:
+    doc = _long_document()
+    polls = 0
+
+    def edit(done: int, total: int) -> None:
+        nonlocal polls
+        polls += 1
+        if polls == 1:
+            doc.apply_change(Position(1, 0), Position(1, 0), " ", "utf-16")
+
+    assert doc.run_analysis(edit) is None
+    assert polls == 1  # stopped at the poll after the change
+    assert doc.snapshot() is None
+    assert doc.analysis.text is doc.text
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_new_options_during_an_analysis_stop_it() -> None:
+    doc = _long_document()
+    polls = 0
+
+    def reconfigure(done: int, total: int) -> None:
+        nonlocal polls
+        polls += 1
+        if polls == 1:
+            doc.set_options(Options(large_line=4096))
+
+    assert doc.run_analysis(reconfigure) is None
+    assert polls == 1 and doc.snapshot() is None
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_cancel_stops_a_running_analysis() -> None:
+    doc = _long_document()
+    polls = 0
+
+    def close(done: int, total: int) -> None:
+        nonlocal polls
+        polls += 1
+        doc.cancel()
+
+    assert doc.run_analysis(close) is None
+    assert polls == 1 and doc.snapshot() is None
+    doc.cancel()  # nothing running: nothing to stop
+    assert doc.run_analysis() is not None
+
+
+def test_an_analysis_is_run_once_per_text_and_options() -> None:
+    options = Options(large_line=4096)
+    doc = Document.open("u", HEADER + "\n", 1, None, options)
+    first = doc.run_analysis()
+    assert first is not None and first.options == options and first.text is doc.text
+    assert doc.run_analysis() is first
+
+
+def test_a_snapshot_holds_the_current_text_and_tells_analyses_apart() -> None:
+    doc = Document.open("u", HEADER + "\n", 1, None, Options())
+    doc.run_analysis()
+    one = doc.snapshot()
+    assert one is not None and one.text is doc.text and one.current
+    doc.apply_change(Position(1, 0), Position(1, 0), HEADER, "utf-16")
+    stale = doc.snapshot()
+    assert stale is not None and stale.text is doc.text and not stale.current
+    assert stale.serial == one.serial
+    doc.run_analysis()
+    two = doc.snapshot()
+    assert two is not None and two.current and two.serial != one.serial
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_a_second_caller_waits_for_the_running_analysis_of_the_same_text() -> None:
+    doc = _long_document()
+    started, release = threading.Event(), threading.Event()
+    results: dict[str, object] = {}
+
+    def hold(done: int, total: int) -> None:
+        started.set()
+        release.wait(30)
+
+    first = threading.Thread(target=lambda: results.update(first=doc.run_analysis(hold)))
+    first.start()
+    assert started.wait(30)
+    second = threading.Thread(target=lambda: results.update(second=doc.run_analysis()))
+    second.start()
+    time.sleep(0.2)
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert results["first"] is not None
+    assert results["second"] is results["first"]
