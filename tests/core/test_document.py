@@ -25,7 +25,7 @@ def test_open_keeps_uri_version_path_and_options() -> None:
     )
     assert doc.lines == [HEADER, ""]
     snap_a = doc.analysis
-    assert snap_a.options == options
+    assert snap_a.options == options and snap_a.path == "/s.jsonl"
     snap = doc.snapshot()
     assert snap is not None
     assert (snap.uri, snap.version) == ("file:///s.jsonl", 7)
@@ -291,3 +291,19 @@ def test_a_second_caller_waits_for_the_running_analysis_of_the_same_text() -> No
     second.join(30)
     assert results["first"] is not None
     assert results["second"] is results["first"]
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_the_callers_cancelled_stops_an_analysis_only_when_it_says_so() -> None:
+    doc = _long_document()
+    assert doc.run_analysis(cancelled=lambda: True) is None
+    assert doc.snapshot() is None
+    done = doc.run_analysis(cancelled=lambda: False)
+    assert done is not None and done.text is doc.text
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_an_analysis_with_polls_and_no_cancelled_runs_to_the_end() -> None:
+    doc = _long_document()
+    done = doc.run_analysis()
+    assert done is not None and done.text is doc.text
