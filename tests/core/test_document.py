@@ -307,3 +307,23 @@ def test_an_analysis_with_polls_and_no_cancelled_runs_to_the_end() -> None:
     doc = _long_document()
     done = doc.run_analysis()
     assert done is not None and done.text is doc.text
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_a_run_after_a_cancelled_one_checks_only_the_lines_it_did_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc = _long_document()
+    assert doc.run_analysis(cancelled=lambda: True) is None
+    checked: list[str] = []
+    check = analysis_module.check
+
+    def counting(line: str, *args: object) -> object:
+        checked.append(line)
+        return check(line, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis_module, "check", counting)
+    assert doc.run_analysis() is not None
+    # the first run finished some lines before its first poll: they are not checked again
+    assert checked and len(checked) < len(doc.lines) - 5
+    assert doc.lines[1] not in checked
