@@ -327,3 +327,28 @@ def test_a_run_after_a_cancelled_one_checks_only_the_lines_it_did_not(
     # the first run finished some lines before its first poll: they are not checked again
     assert checked and len(checked) < len(doc.lines) - 5
     assert doc.lines[1] not in checked
+
+
+def test_an_analysis_that_finishes_after_a_change_is_kept_but_not_returned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pi_lsp.core.document as document_module
+
+    doc = Document.open("u", "a\nb\nc", 1, None, Options())
+    assert doc.analysis.text is doc.text
+    doc.apply_change(Position(0, 0), Position(0, 0), "x\n", "utf-16")
+    analyzed = doc.text
+    real = document_module.analyze
+
+    def change_first(*args: object, **kwargs: object) -> object:
+        # a change arrives while the (short, never polled) analysis runs
+        doc.apply_change(Position(0, 0), Position(0, 0), "y\n", "utf-16")
+        assert doc.snapshot() is not None
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(document_module, "analyze", change_first)
+    assert doc.run_analysis() is None
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis.text is analyzed and not snap.current
+    # only the change made since that analysis is mapped
+    assert [snap.to_analysis(n) for n in range(5)] == [None, 0, 1, 2, 3]
