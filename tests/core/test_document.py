@@ -352,3 +352,81 @@ def test_an_analysis_that_finishes_after_a_change_is_kept_but_not_returned(
     assert snap is not None and snap.analysis.text is analyzed and not snap.current
     # only the change made since that analysis is mapped
     assert [snap.to_analysis(n) for n in range(5)] == [None, 0, 1, 2, 3]
+
+
+def test_full_sync_of_a_two_line_text_grown_keeps_its_first_line() -> None:
+    doc = Document.open("u", "first line\nsecond", 1, None, Options())
+    before = doc.lines[0]
+    doc.replace_all("first line\nsecond line\n")
+    assert doc.lines == ["first line", "second line", ""]
+    assert doc.lines[0] is before
+
+
+def test_full_sync_after_two_lone_crs_joins_both_with_their_lfs() -> None:
+    doc = Document.open("u", "first line\rsecond line\rthird", 1, None, Options())
+    doc.replace_all("first line\r\nsecond line\r\nthird")
+    assert doc.lines == ["first line", "second line", "third"]
+    assert doc.text.terminators == ["\r\n", "\r\n", ""]
+
+
+def test_full_sync_compares_each_kept_line_where_it_stands() -> None:
+    doc = Document.open("u", "same\nsame\nend", 1, None, Options())
+    doc.replace_all("same\nother\nend")
+    assert doc.lines == ["same", "other", "end"]
+    doc = Document.open("u", "\nx\nlast", 1, None, Options())
+    doc.replace_all("\nx\r\nlast")
+    assert doc.lines == ["", "x", "last"]
+    assert doc.text.terminators == ["\n", "\r\n", ""]
+
+
+def test_a_line_break_typed_at_a_line_end_maps_the_lines_around_it() -> None:
+    doc = Document.open("u", "a\nb\nc", 1, None, Options())
+    first = doc.analysis
+    doc.apply_change(Position(1, 1), Position(1, 1), "\nnew", "utf-16")
+    assert doc.lines == ["a", "b", "new", "c"]
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(4)] == [0, 1, None, 2]
+    assert [snap.to_text(n) for n in range(3)] == [0, 1, 3]
+
+
+def test_full_sync_changing_the_first_line_keeps_the_lines_after_it_mapped() -> None:
+    doc = Document.open("u", "p\na\nb\n", 1, None, Options())
+    first = doc.analysis
+    doc.replace_all("q\na\nb\n")
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(4)] == [None, 1, 2, 3]
+
+
+@pytest.mark.usefixtures("small_tick")
+def test_two_cancelled_runs_both_spare_their_lines_to_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc = _long_document()
+    runs: list[list[str]] = []
+    check = analysis_module.check
+
+    def counting(line: str, *args: object) -> object:
+        runs[-1].append(line)
+        return check(line, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis_module, "check", counting)
+    polls = 0
+
+    def second_poll() -> bool:
+        nonlocal polls
+        polls += 1
+        return polls == 2
+
+    runs.append([])
+    assert doc.run_analysis(cancelled=lambda: True) is None
+    runs.append([])
+    assert doc.run_analysis(cancelled=second_poll) is None
+    runs.append([])
+    assert doc.run_analysis() is not None
+    assert all(runs)
+    # every entry is checked once (the header is read anew by each run): the last run
+    # checks the lines of neither cancelled run again
+    checked = [line for run in runs for line in run if line != HEADER]
+    assert len(checked) == len(set(checked))
