@@ -430,3 +430,27 @@ def test_two_cancelled_runs_both_spare_their_lines_to_the_next(
     # checks the lines of neither cancelled run again
     checked = [line for run in runs for line in run if line != HEADER]
     assert len(checked) == len(set(checked))
+
+
+def test_full_sync_growing_the_line_after_a_lone_cr_re_splits_it() -> None:
+    doc = Document.open("u", "first\rsecond", 1, None, Options())
+    doc.replace_all("first\rsecond line")
+    assert doc.lines == ["first", "second line"]
+
+
+def test_a_run_after_a_change_checks_only_the_changed_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc = _long_document()
+    assert doc.run_analysis() is not None
+    doc.apply_change(Position(5, 0), Position(5, 0), " ", "utf-16")
+    checked: list[str] = []
+    check = analysis_module.check
+
+    def counting(line: str, *args: object) -> object:
+        checked.append(line)
+        return check(line, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis_module, "check", counting)
+    assert doc.run_analysis() is not None
+    assert doc.lines[5] in checked and doc.lines[6] not in checked
