@@ -454,3 +454,13 @@ def test_a_run_after_a_change_checks_only_the_changed_line(
     monkeypatch.setattr(analysis_module, "check", counting)
     assert doc.run_analysis() is not None
     assert doc.lines[5] in checked and doc.lines[6] not in checked
+
+
+def test_full_sync_after_three_lone_crs_maps_only_the_grown_last_line() -> None:
+    doc = Document.open("u", "a\rb\rc\rd", 1, None, Options())
+    first = doc.analysis
+    doc.replace_all("a\rb\rc\rd more")
+    assert doc.lines == ["a", "b", "c", "d more"]
+    snap = doc.snapshot()
+    assert snap is not None and snap.analysis is first
+    assert [snap.to_analysis(n) for n in range(4)] == [0, 1, 2, None]
