@@ -316,8 +316,6 @@ def _kept_prefix(old: SplitText, text: str) -> tuple[int, int] | None:
     keep = len(old.lines) - 1
     while keep > 0 and old.terminators[keep - 1] == "\r":
         keep -= 1
-    if keep <= 0:
-        return None
     pos = 0
     for line, term in zip(old.lines[:keep], old.terminators[:keep], strict=True):
         if not text.startswith(line, pos):
