@@ -282,3 +282,21 @@ def test_timestamps_of_up_to_40_characters_are_read() -> None:
     stamp = "2025-03-01T10:00:00.000000+00:00:00.0000"  # the offset with seconds and a fraction
     assert len(stamp) == 40 and parse_stamp(stamp) is not None
     assert parse_stamp(stamp + "0") is None  # 41 characters: not parsed, though Python could
+
+
+def test_markers_are_listed_in_file_order_when_a_parent_is_on_a_later_line(tmp_path: Path) -> None:
+    def compaction(ident: str, parent: str, before: int) -> dict[str, Any]:
+        return {"type": "compaction", "id": ident, "parentId": parent, "timestamp": STAMP,
+                "summary": "s", "firstKeptEntryId": parent, "tokensBefore": before}
+
+    entries = [
+        _msg("u", None, {"role": "user", "content": "x"}),
+        compaction("k2", "k3", 2),  # line 2 hangs below line 3
+        compaction("k3", "u", 3),
+        _msg("x1", "k2", {"role": "user", "content": "x"}),
+        _msg("x2", "k2", {"role": "user", "content": "x"}),
+        _msg("x3", "k3", {"role": "user", "content": "x"}),
+    ]
+    data = file_json(build([read_file(_write(tmp_path, entries))]).files[0])
+    assert [(c["line"], c["tokensBefore"]) for c in data["compactions"]] == [(3, 2), (4, 3)]
+    assert [(b["line"], b["children"]) for b in data["branchPoints"]] == [(3, 2), (4, 2)]
