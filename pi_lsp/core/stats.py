@@ -182,7 +182,6 @@ class FileStats:
     branches: list[Branch] = field(default_factory=list)
     compactions: list[Marker] = field(default_factory=list)
     branch_points: list[Marker] = field(default_factory=list)
-    leaf: int | None = None
 
 
 @dataclass(slots=True)
@@ -313,6 +312,22 @@ def _branch_of(tree: Tree) -> tuple[dict[int, int], list[tuple[int, int | None]]
     return branch, starts
 
 
+def _parents_first(tree: Tree) -> list[int]:
+    """``tree.entries`` with every entry after its parent (pi follows a ``parentId`` that
+    names a later line), else in file order; on a cycle, where the walk met it."""
+    order: list[int] = []
+    done: set[int] = set()
+    for line in tree.entries:
+        chain: list[int] = []
+        node: int | None = line
+        while node is not None and node not in done:
+            done.add(node)
+            chain.append(node)
+            node = tree.parent.get(node)
+        order.extend(reversed(chain))
+    return order
+
+
 def _count(
     obj: dict[str, Any], message: Any, model: str | None, where: tuple[int, int, int, float]
 ) -> Counted | None:
@@ -371,16 +386,18 @@ def from_lines(
     v1_model = _model_change(header)
     branch, starts = _branch_of(tree)
     # per entry: assistant turns, cost and model in effect on its path, up to and with it
+    for line in tree.entries:  # the last session_info in the file names it
+        obj = infos[line].obj
+        if obj.get("type") == "session_info":
+            name = obj.get("name")
+            out.name = (name.strip() or None) if isinstance(name, str) else None
     at: dict[int, tuple[int, float, str | None]] = {}
-    for line in tree.entries:
+    for line in _parents_first(tree):
         obj = infos[line].obj
         up = tree.parent.get(line)
         turns, spent, current = at.get(up, (0, 0.0, v1_model)) if up is not None else (0, 0.0, v1_model)
         etype = obj.get("type")
-        if etype == "session_info":
-            name = obj.get("name")
-            out.name = (name.strip() or None) if isinstance(name, str) else None
-        elif etype == "model_change":
+        if etype == "model_change":
             current = _model_change(obj) or current
         elif etype == "compaction":
             out.compactions.append(
@@ -400,15 +417,18 @@ def from_lines(
         kids = len(tree.children.get(line, ()))
         if kids > 1:
             out.branch_points.append(Marker(line, branch.get(line, 0), turns, kids))
+    # in file order again (the walk put parents first)
+    out.counted.sort(key=lambda c: c.line)
+    out.compactions.sort(key=lambda m: m.line)
+    out.branch_points.sort(key=lambda m: m.line)
     first_model = next((c.model for c in out.counted if c.role == "assistant"), None)
     if first_model is not None:  # what was said before the first answer: that answer's model
         out.counted = [c if c.model else replace(c, model=first_model) for c in out.counted]
-    root = tree.active[0] if tree.active else (tree.entries[0] if tree.entries else 0)
+    root = tree.active[0] if tree.active else 0
     out.branches = [Branch(0, root, None, 0)] + [
         Branch(n, start, fork, at[fork][0] if fork in at else 0)
         for n, (start, fork) in enumerate(starts, 1)
     ]
-    out.leaf = tree.leaf
     return out
 
 

@@ -215,3 +215,88 @@ def test_branches_markers_and_separate_roots(tmp_path: Path) -> None:
     branch = {c.line: c.branch for c in fs.counted}
     assert branch[5] == branch[6] == cycle[0]["index"] and branch[8] == 0
     assert {t["line"]: t["turn"] for t in data["turns"]} == {3: 1, 4: 1, 9: 1}
+
+
+def _cost(total: float) -> dict[str, Any]:
+    return {"input": 1, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": total}}
+
+
+def test_a_parent_on_a_later_line_carries_its_turns_cost_and_model(tmp_path: Path) -> None:
+    # pi follows parentId wherever the parent is: "b" (line 2) answers after "a" (line 3)
+    entries = [
+        _msg("u", None, {"role": "user", "content": "x"}),
+        _msg("b", "a", _asst(_cost(2))),
+        _msg("a", "m", _asst(_cost(1))),
+        {"type": "model_change", "id": "m", "parentId": "u", "timestamp": STAMP,
+         "provider": "openai", "modelId": "gpt"},
+        _msg("q", "b", {"role": "user", "content": "y"}),
+    ]
+    fs = read_file(_write(tmp_path, entries))
+    by_line = {c.line: c for c in fs.counted}
+    assert [c.line for c in fs.counted] == [1, 2, 3, 5]  # still listed in file order
+    assert by_line[3].turn == 1 and by_line[3].path_cost == 1
+    assert by_line[2].turn == 2 and by_line[2].path_cost == 3
+    assert by_line[5].turn == 2 and by_line[5].path_cost == 3
+    assert by_line[5].model == "anthropic/claude"  # the model of its parent's answer
+    assert {t["line"]: t["turn"] for t in file_json(build([fs]).files[0])["turns"]} == {3: 2, 4: 1}
+
+
+def test_a_cycle_of_answers_counts_from_nothing(tmp_path: Path) -> None:
+    entries = [
+        _msg("u", None, {"role": "user", "content": "x"}),
+        _msg("c1", "c2", _asst(_cost(1))),
+        _msg("c2", "c1", _asst(_cost(1))),
+    ]
+    fs = read_file(_write(tmp_path, entries))
+    answers = [c for c in fs.counted if c.role == "assistant"]
+    assert sorted(c.turn for c in answers) == [1, 2]
+    assert sorted(c.path_cost for c in answers) == [1, 2]
+
+
+def test_a_header_only_session_has_an_empty_active_path_at_its_header(tmp_path: Path) -> None:
+    data = file_json(build([read_file(_write(tmp_path, []))]).files[0])
+    assert [(b["firstLine"], b["forkedAtLine"]) for b in data["branches"]] == [(1, None)]
+    assert data["turns"] == [] and data["total"]["cost"] == 0
+
+
+def test_a_header_after_an_entry_is_not_a_pi_session_in_the_editor(tmp_path: Path) -> None:
+    from pi_lsp.core.analysis import analyze
+    from pi_lsp.core.files import read_lines
+    from pi_lsp.core.stats import analysis_stats
+
+    user = _msg("u", None, {"role": "user", "content": "x"})
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(user) + "\n" + json.dumps(HEADER) + "\n", encoding="utf-8")
+    a = analyze(read_lines(path), str(path))
+    assert a.header_line == 1
+    fs = analysis_stats(a)
+    assert fs.error is not None and fs.counted == []
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(user) + "\n", encoding="utf-8")
+    fs = analysis_stats(analyze(read_lines(path), str(path)))
+    assert fs.error is None and len(fs.counted) == 1
+
+
+def test_timestamps_of_up_to_40_characters_are_read() -> None:
+    from pi_lsp.core.stats import parse_stamp
+
+    stamp = "2025-03-01T10:00:00.000000+00:00:00.0000"  # the offset with seconds and a fraction
+    assert len(stamp) == 40 and parse_stamp(stamp) is not None
+    assert parse_stamp(stamp + "0") is None  # 41 characters: not parsed, though Python could
+
+
+def test_markers_are_listed_in_file_order_when_a_parent_is_on_a_later_line(tmp_path: Path) -> None:
+    def compaction(ident: str, parent: str, before: int) -> dict[str, Any]:
+        return {"type": "compaction", "id": ident, "parentId": parent, "timestamp": STAMP,
+                "summary": "s", "firstKeptEntryId": parent, "tokensBefore": before}
+
+    entries = [
+        _msg("u", None, {"role": "user", "content": "x"}),
+        compaction("k2", "k3", 2),  # line 2 hangs below line 3
+        compaction("k3", "u", 3),
+        _msg("x1", "k2", {"role": "user", "content": "x"}),
+        _msg("x2", "k2", {"role": "user", "content": "x"}),
+        _msg("x3", "k3", {"role": "user", "content": "x"}),
+    ]
+    data = file_json(build([read_file(_write(tmp_path, entries))]).files[0])
+    assert [(c["line"], c["tokensBefore"]) for c in data["compactions"]] == [(3, 2), (4, 3)]
+    assert [(b["line"], b["children"]) for b in data["branchPoints"]] == [(3, 2), (4, 2)]
