@@ -6,7 +6,10 @@ import json
 
 import pytest
 
+import pi_lsp.core.analysis as analysis_module
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.lines import LineInfo
+from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP
 
 from .pi_sessions import doc, header, js, user
 
@@ -41,3 +44,43 @@ def test_a_header_whose_version_is_no_number_lets_the_entries_decide(above: list
     assert (a.version, a.header_line) == (3, line)
     a = analyze(doc(*above, top, user(None, False)))
     assert (a.version, a.header_line) == (1, line)
+
+
+def _nested(depth: int, value: object) -> object:
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_huge_line_cuts_long_strings_down_to_64_levels_deep() -> None:
+    # the entry is level 0, its field ``deep`` level 1: a string inside 63 more lists is
+    # on level 64 and cut; one level deeper it is kept whole (no deeper recursion)
+    text = "y" * HUGE_LINE
+    obj = {**json.loads(user(B, A)), "cut": _nested(63, text), "kept": _nested(64, text)}
+    a = analyze(doc(header(), user(A, None), js(obj)))
+    entry = a.entry(2)
+    assert entry["cut"] == _nested(63, text[:SLIM_KEEP])
+    assert entry["kept"] == _nested(64, text)
+    assert a.value(2) == obj
+
+
+def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every line is checked again under the new version, but the parse of an unchanged
+    # line is reused; a huge line's kept parse is slim, so that line is parsed in full again
+    huge = js({**json.loads(user(B, A)), "blob": "z" * HUGE_LINE})
+    lines = [header(3), user(A, None), huge, user("c" * 8, B), user("d" * 8, "c" * 8)]
+    first = analyze(doc(*lines))
+    parsed: list[str] = []
+    parse = analysis_module.parse
+
+    def counting(text: str, **kwargs: bool) -> LineInfo:
+        parsed.append(text)
+        return parse(text, **kwargs)
+
+    monkeypatch.setattr(analysis_module, "parse", counting)
+    second = analyze(doc(header(2), *lines[1:]), previous=first)
+    assert second.version == 2
+    assert sorted(parsed) == sorted([header(2), header(2), huge, lines[-1]])
+    assert second.entry(2)["blob"] == "z" * SLIM_KEEP
