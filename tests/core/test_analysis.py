@@ -7,6 +7,7 @@ import json
 import pytest
 
 import pi_lsp.core.analysis as analysis_module
+import pi_lsp.core.lines as lines_module
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.lines import LineInfo
 from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP
@@ -73,7 +74,7 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
     lines = [header(3), user(A, None), huge, user("c" * 8, B), user("d" * 8, "c" * 8)]
     first = analyze(doc(*lines))
     parsed: list[str] = []
-    parse = analysis_module.parse
+    parse = lines_module.parse
 
     def counting(text: str, **kwargs: bool) -> LineInfo:
         parsed.append(text)
