@@ -1,4 +1,5 @@
-"""The analysis pipeline (core/analysis.py): which line is the header and what it says."""
+"""The analysis pipeline (core/analysis.py): the header and version it finds, the slim
+values of huge lines, and the parses it reuses."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pi_lsp.core.analysis import analyze
 from pi_lsp.core.lines import LineInfo
 from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP
 
-from .pi_sessions import doc, header, js, user
+from .pi_sessions import doc, entry, header, js, user
 
 A, B = "a" * 8, "b" * 8
 
@@ -85,3 +86,22 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
     assert second.version == 2
     assert sorted(parsed) == sorted([header(2), header(2), huge, lines[-1]])
     assert second.entry(2)["blob"] == "z" * SLIM_KEEP
+
+
+@pytest.mark.parametrize(
+    ("version", "lines", "lone"),
+    [
+        (2, [user(A, None), entry("bookmark", B, None)], True),
+        (None, [entry("bookmark", None, False)], False),
+        (None, [user(None, False), entry("bookmark", None, False)], False),
+    ],
+)
+def test_an_unknown_last_root_is_where_pi_resumes_from_v2_on(
+    version: int | None, lines: list[str], lone: bool
+) -> None:
+    # v2 and v3 resume from the last entry: a root of an unknown type leaves the context
+    # empty; a v1 session is one linear list
+    a = analyze(doc(header(version), *lines))
+    (finding,) = [f for f in a.findings if f.code == "PI004"]
+    assert finding.span.line == len(lines)
+    assert ("pi resumes with an empty context" in finding.message) is lone
