@@ -4,6 +4,7 @@ values of huge lines, and the parses it reuses."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,35 @@ def test_an_unknown_last_root_is_where_pi_resumes_from_v2_on(
     (finding,) = [f for f in a.findings if f.code == "PI004"]
     assert finding.span.line == len(lines)
     assert ("pi resumes with an empty context" in finding.message) is lone
+
+
+@pytest.mark.parametrize("blanks", [0, 1, 2, 3])
+def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
+    monkeypatch: pytest.MonkeyPatch, blanks: int
+) -> None:
+    # one pass: the version comes from the header alone, so the entries are parsed and
+    # checked line by line instead of all parsed first
+    events: list[tuple[str, str]] = []
+    parse, check = lines_module.parse, lines_module.check
+
+    def parsing(text: str, **kwargs: bool) -> LineInfo:
+        events.append(("parse", text))
+        return parse(text, **kwargs)
+
+    def checking(text: str, *args: Any) -> Any:
+        events.append(("check", text))
+        return check(text, *args)
+
+    monkeypatch.setattr(analysis_module, "parse", parsing)
+    monkeypatch.setattr(analysis_module, "check", checking)
+    lines = [*[""] * blanks, header(2), user(A, None), user(B, A), user("c" * 8, B)]
+    a = analyze(doc(*lines))
+    assert (a.version, a.header_line) == (2, blanks)
+    first_check = next(i for i, (what, _) in enumerate(events) if what == "check")
+    assert events.index(("parse", user(A, None))) > first_check
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\n  \n\t\n"])
+def test_a_document_of_blank_lines_is_a_v1_session_without_header(text: str) -> None:
+    a = analyze(text)
+    assert (a.fmt, a.version, a.header_line) == ("pi", 1, None)
