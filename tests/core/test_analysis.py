@@ -93,6 +93,7 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
     ("version", "lines", "lone"),
     [
         (2, [user(A, None), entry("bookmark", B, None)], True),
+        (3, [user(A, None), entry("bookmark", B, A)], False),
         (None, [entry("bookmark", None, False)], False),
         (None, [user(None, False), entry("bookmark", None, False)], False),
     ],
