@@ -1,0 +1,141 @@
+"""The analysis pipeline (core/analysis.py): the header and version it finds, the slim
+values of huge lines, and the parses it reuses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import pi_lsp.core.analysis as analysis_module
+import pi_lsp.core.lines as lines_module
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.lines import LineInfo
+from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP
+
+from .pi_sessions import doc, entry, header, js, user
+
+A, B = "a" * 8, "b" * 8
+
+
+def test_a_header_below_an_entry_still_gives_the_version() -> None:
+    # pi refuses the file (PI100), but the entries are still checked as the version the
+    # misplaced header names, not as the v1 an entry without ``version`` would imply
+    a = analyze(doc(user(A, None), header(3), user(B, A)))
+    assert (a.fmt, a.version, a.header_line) == ("pi", 3, 1)
+    assert "PI100" in {f.code for f in a.findings}
+
+
+def test_without_a_header_entries_with_ids_make_a_v3_session() -> None:
+    a = analyze(doc(user(A, None), user(B, A)))
+    assert (a.fmt, a.version, a.header_line) == ("pi", 3, None)
+
+
+def test_without_a_header_entries_without_ids_make_a_v1_session() -> None:
+    # an ``id`` on a line that is no entry (no ``type``) does not count
+    a = analyze(doc(user(None, False), '{"id":"x"}', user(None, False)))
+    assert (a.fmt, a.version, a.header_line) == ("pi", 1, None)
+
+
+@pytest.mark.parametrize("above", [[], ["not json"]])
+def test_a_header_whose_version_is_no_number_lets_the_entries_decide(above: list[str]) -> None:
+    # on the first line, or below an invalid line (then every line is parsed first)
+    top = js({**json.loads(header()), "version": "3"})
+    line = len(above)
+    a = analyze(doc(*above, top, user(A, None)))
+    assert (a.version, a.header_line) == (3, line)
+    a = analyze(doc(*above, top, user(None, False)))
+    assert (a.version, a.header_line) == (1, line)
+
+
+def _nested(depth: int, value: object) -> object:
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_huge_line_cuts_long_strings_down_to_64_levels_deep() -> None:
+    # the entry is level 0, its field ``deep`` level 1: a string inside 63 more lists is
+    # on level 64 and cut; one level deeper it is kept whole (no deeper recursion)
+    text = "y" * HUGE_LINE
+    obj = {**json.loads(user(B, A)), "cut": _nested(63, text), "kept": _nested(64, text)}
+    a = analyze(doc(header(), user(A, None), js(obj)))
+    entry = a.entry(2)
+    assert entry["cut"] == _nested(63, text[:SLIM_KEEP])
+    assert entry["kept"] == _nested(64, text)
+    assert a.value(2) == obj
+
+
+def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every line is checked again under the new version, but the parse of an unchanged
+    # line is reused; a huge line's kept parse is slim, so that line is parsed in full again
+    huge = js({**json.loads(user(B, A)), "blob": "z" * HUGE_LINE})
+    lines = [header(3), user(A, None), huge, user("c" * 8, B), user("d" * 8, "c" * 8)]
+    first = analyze(doc(*lines))
+    parsed: list[str] = []
+    parse = lines_module.parse
+
+    def counting(text: str, **kwargs: bool) -> LineInfo:
+        parsed.append(text)
+        return parse(text, **kwargs)
+
+    monkeypatch.setattr(analysis_module, "parse", counting)
+    second = analyze(doc(header(2), *lines[1:]), previous=first)
+    assert second.version == 2
+    assert sorted(parsed) == sorted([header(2), header(2), huge, lines[-1]])
+    assert second.entry(2)["blob"] == "z" * SLIM_KEEP
+
+
+@pytest.mark.parametrize(
+    ("version", "lines", "lone"),
+    [
+        (2, [user(A, None), entry("bookmark", B, None)], True),
+        (3, [user(A, None), entry("bookmark", B, A)], False),
+        (None, [entry("bookmark", None, False)], False),
+        (None, [user(None, False), entry("bookmark", None, False)], False),
+    ],
+)
+def test_an_unknown_last_root_is_where_pi_resumes_from_v2_on(
+    version: int | None, lines: list[str], lone: bool
+) -> None:
+    # v2 and v3 resume from the last entry: a root of an unknown type leaves the context
+    # empty; a v1 session is one linear list
+    a = analyze(doc(header(version), *lines))
+    (finding,) = [f for f in a.findings if f.code == "PI004"]
+    assert finding.span.line == len(lines)
+    assert ("pi resumes with an empty context" in finding.message) is lone
+
+
+@pytest.mark.parametrize("blanks", [0, 1, 2, 3])
+def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
+    monkeypatch: pytest.MonkeyPatch, blanks: int
+) -> None:
+    # one pass: the version comes from the header alone, so the entries are parsed and
+    # checked line by line instead of all parsed first
+    events: list[tuple[str, str]] = []
+    parse, check = lines_module.parse, lines_module.check
+
+    def parsing(text: str, **kwargs: bool) -> LineInfo:
+        events.append(("parse", text))
+        return parse(text, **kwargs)
+
+    def checking(text: str, *args: Any) -> Any:
+        events.append(("check", text))
+        return check(text, *args)
+
+    monkeypatch.setattr(analysis_module, "parse", parsing)
+    monkeypatch.setattr(analysis_module, "check", checking)
+    lines = [*[""] * blanks, header(2), user(A, None), user(B, A), user("c" * 8, B)]
+    a = analyze(doc(*lines))
+    assert (a.version, a.header_line) == (2, blanks)
+    first_check = next(i for i, (what, _) in enumerate(events) if what == "check")
+    assert events.index(("parse", user(A, None))) > first_check
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\n  \n\t\n"])
+def test_a_document_of_blank_lines_is_a_v1_session_without_header(text: str) -> None:
+    a = analyze(text)
+    assert (a.fmt, a.version, a.header_line) == ("pi", 1, None)
