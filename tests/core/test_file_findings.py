@@ -80,6 +80,8 @@ NAN = "cannot compare it with a number and neither migrates nor rejects the file
         ("[false]", NAN),
         ('[{"a":3}]', NAN),
         ("[[2.0]]", V2),
+        ("[[3],1]", NAN),  # an inner array's items, then the outer array's: "3,1"
+        ("[[],3]", NAN),  # ",3"
         ('"0x"', NAN),
     ],
 )
