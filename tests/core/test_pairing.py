@@ -226,12 +226,18 @@ def test_which_entries_pi_sends_as_user_messages() -> None:
     assert pi425(summary) == [("PI425", Severity.WARNING, 3, '"branch_summary"')]
     for no_summary in ("", None, 0, False):
         assert pi425(entry("branch_summary", C, B, fromId=A, summary=no_summary)) == []
+    for truthy in (1, True):  # pi tests the summary for JavaScript truthiness
+        assert pi425(entry("branch_summary", C, B, fromId=A, summary=truthy)) == pi425(summary)
     assert pi425(bash()) == [("PI425", Severity.WARNING, 3, '"bashExecution"')]
-    assert pi425(bash(excludeFromContext=False)) == pi425(bash())
+    for falsy in (False, 0, ""):
+        assert pi425(bash(excludeFromContext=falsy)) == pi425(bash())
     assert pi425(bash(excludeFromContext=True)) == []  # a !! command is not sent
+    assert pi425(bash(excludeFromContext="yes")) == []
     assert pi425(custom(C, B)) == [("PI425", Severity.WARNING, 3, '"custom_message"')]
     assert pi425(entry("label", C, B, targetId=A, label="x")) == []
     assert pi425(entry("message", C, B, message={"role": "system", "content": "s"})) == []
+    # only a message entry's message is sent: another entry's "message" field is not
+    assert pi425(entry("custom", C, B, customType="x", message={"role": "user", "content": "x"})) == []
 
 
 def two_edits_off_the_resumed_path() -> str:
@@ -328,3 +334,23 @@ def test_the_call_of_an_orphan_is_the_nearest_one_before_it() -> None:
     assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
         ("PI423", Severity.ERROR, 3, '"user"')
     ]
+
+
+def test_only_an_assistant_turn_holds_tool_calls() -> None:
+    # a user message whose content has a toolCall block holds no call: the call is still
+    # the assistant turn's, and the user message between them is the fault
+    block = {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}
+    odd = entry("message", C, B, message={"role": "user", "content": [block], "timestamp": 1})
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), odd, result(D, C, "t1"))
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 3, '"user"')]
+
+
+def test_a_block_with_the_id_that_is_not_a_tool_call_holds_no_call() -> None:
+    # the failed turn above the result has a text block with the call's id, not a call:
+    # it is not the result's turn, so no PI423 blames it (off the resumed path)
+    turn = entry("message", B, A, message={
+        "role": "assistant", "content": [{"type": "text", "text": "x", "id": "t1"}],
+        "stopReason": "error", "timestamp": 1,
+    })
+    text = doc(header(), user(A, None), turn, result(C, B, "t1"), user(F, A, "elsewhere"))
+    assert [f for f in found(text) if f[0] in ("PI423", "PI425")] == []
