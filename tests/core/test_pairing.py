@@ -354,3 +354,32 @@ def test_a_block_with_the_id_that_is_not_a_tool_call_holds_no_call() -> None:
     })
     text = doc(header(), user(A, None), turn, result(C, B, "t1"), user(F, A, "elsewhere"))
     assert [f for f in found(text) if f[0] in ("PI423", "PI425")] == []
+
+
+def test_a_compaction_without_a_kept_entry_is_reported_on_its_type() -> None:
+    # no firstKeptEntryId: pi keeps nothing before the compaction, so the result after it
+    # loses its call; the compaction has no kept field to point at
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)),
+        entry("compaction", C, B, summary="s", tokensBefore=9), result(D, C, "t1"),
+    )
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 3, '"compaction"')
+    ]
+
+
+def test_the_span_is_the_causes_own_field_whatever_else_the_entry_holds() -> None:
+    # a stray targetId on a dropped turn does not make it a context edit's span
+    turn = assistant(B, A, calls=("t1",), stop="error").replace(
+        '{"type":"message"', '{"type":"message","targetId":"x"', 1
+    )
+    text = doc(header(), user(A, None), turn, result(C, B, "t1"), user(D, C, "next"))
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 2, '"error"')
+    ]
+    # nor a stray stopReason on a tool result a span of a dropped turn
+    late = result(D, C, "t1").replace('"isError":false', '"isError":false,"stopReason":"stop"', 1)
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), assistant(C, B), late)
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 4, '"t1"')
+    ]
