@@ -383,3 +383,9 @@ def test_the_span_is_the_causes_own_field_whatever_else_the_entry_holds() -> Non
     assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
         ("PI423", Severity.ERROR, 4, '"t1"')
     ]
+    # nor a stray toolCallId on a user message between call and result a tool result's span
+    wait = user(C, B, "wait").replace('"role":"user"', '"role":"user","toolCallId":"t1"', 1)
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), wait, result(D, C, "t1"))
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 3, '"user"')
+    ]
