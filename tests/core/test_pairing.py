@@ -389,3 +389,19 @@ def test_the_span_is_the_causes_own_field_whatever_else_the_entry_holds() -> Non
     assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
         ("PI423", Severity.ERROR, 3, '"user"')
     ]
+
+
+def test_pi424_for_a_kept_range_starting_before_the_orphan_and_none_for_a_bad_kept_id() -> None:
+    # the kept range starts at the user message between call and result (also PI425)
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), user(C, B, "wait"),
+        result(D, C, "t1"), assistant(E, D), compaction(F, E, C), user(G, F),
+        user(H, A, "start over"),
+    )
+    assert [f[:3] for f in found(text) if f[0] == "PI424"] == [("PI424", Severity.WARNING, 6)]
+    # a kept id that is not a string names no entry: no PI424 (and no crash)
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), compaction(E, D, [C]), user(F, E), user(G, A, "start over"),
+    )
+    assert [f for f in found(text) if f[0] == "PI424"] == []
