@@ -226,12 +226,18 @@ def test_which_entries_pi_sends_as_user_messages() -> None:
     assert pi425(summary) == [("PI425", Severity.WARNING, 3, '"branch_summary"')]
     for no_summary in ("", None, 0, False):
         assert pi425(entry("branch_summary", C, B, fromId=A, summary=no_summary)) == []
+    for truthy in (1, True):  # pi tests the summary for JavaScript truthiness
+        assert pi425(entry("branch_summary", C, B, fromId=A, summary=truthy)) == pi425(summary)
     assert pi425(bash()) == [("PI425", Severity.WARNING, 3, '"bashExecution"')]
-    assert pi425(bash(excludeFromContext=False)) == pi425(bash())
+    for falsy in (False, 0, ""):
+        assert pi425(bash(excludeFromContext=falsy)) == pi425(bash())
     assert pi425(bash(excludeFromContext=True)) == []  # a !! command is not sent
+    assert pi425(bash(excludeFromContext="yes")) == []
     assert pi425(custom(C, B)) == [("PI425", Severity.WARNING, 3, '"custom_message"')]
     assert pi425(entry("label", C, B, targetId=A, label="x")) == []
     assert pi425(entry("message", C, B, message={"role": "system", "content": "s"})) == []
+    # only a message entry's message is sent: another entry's "message" field is not
+    assert pi425(entry("custom", C, B, customType="x", message={"role": "user", "content": "x"})) == []
 
 
 def two_edits_off_the_resumed_path() -> str:
@@ -328,3 +334,74 @@ def test_the_call_of_an_orphan_is_the_nearest_one_before_it() -> None:
     assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
         ("PI423", Severity.ERROR, 3, '"user"')
     ]
+
+
+def test_only_an_assistant_turn_holds_tool_calls() -> None:
+    # a user message whose content has a toolCall block holds no call: the call is still
+    # the assistant turn's, and the user message between them is the fault
+    block = {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}
+    odd = entry("message", C, B, message={"role": "user", "content": [block], "timestamp": 1})
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), odd, result(D, C, "t1"))
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 3, '"user"')]
+
+
+def test_a_block_with_the_id_that_is_not_a_tool_call_holds_no_call() -> None:
+    # the failed turn above the result has a text block with the call's id, not a call:
+    # it is not the result's turn, so no PI423 blames it (off the resumed path)
+    turn = entry("message", B, A, message={
+        "role": "assistant", "content": [{"type": "text", "text": "x", "id": "t1"}],
+        "stopReason": "error", "timestamp": 1,
+    })
+    text = doc(header(), user(A, None), turn, result(C, B, "t1"), user(F, A, "elsewhere"))
+    assert [f for f in found(text) if f[0] in ("PI423", "PI425")] == []
+
+
+def test_a_compaction_without_a_kept_entry_is_reported_on_its_type() -> None:
+    # no firstKeptEntryId: pi keeps nothing before the compaction, so the result after it
+    # loses its call; the compaction has no kept field to point at
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)),
+        entry("compaction", C, B, summary="s", tokensBefore=9), result(D, C, "t1"),
+    )
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 3, '"compaction"')
+    ]
+
+
+def test_the_span_is_the_causes_own_field_whatever_else_the_entry_holds() -> None:
+    # a stray targetId on a dropped turn does not make it a context edit's span
+    turn = assistant(B, A, calls=("t1",), stop="error").replace(
+        '{"type":"message"', '{"type":"message","targetId":"x"', 1
+    )
+    text = doc(header(), user(A, None), turn, result(C, B, "t1"), user(D, C, "next"))
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 2, '"error"')
+    ]
+    # nor a stray stopReason on a tool result a span of a dropped turn
+    late = result(D, C, "t1").replace('"isError":false', '"isError":false,"stopReason":"stop"', 1)
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), assistant(C, B), late)
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 4, '"t1"')
+    ]
+    # nor a stray toolCallId on a user message between call and result a tool result's span
+    wait = user(C, B, "wait").replace('"role":"user"', '"role":"user","toolCallId":"t1"', 1)
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), wait, result(D, C, "t1"))
+    assert [f[:4] for f in found(text) if f[0] == "PI423"] == [
+        ("PI423", Severity.ERROR, 3, '"user"')
+    ]
+
+
+def test_pi424_for_a_kept_range_starting_before_the_orphan_and_none_for_a_bad_kept_id() -> None:
+    # the kept range starts at the user message between call and result (also PI425)
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), user(C, B, "wait"),
+        result(D, C, "t1"), assistant(E, D), compaction(F, E, C), user(G, F),
+        user(H, A, "start over"),
+    )
+    assert [f[:3] for f in found(text) if f[0] == "PI424"] == [("PI424", Severity.WARNING, 6)]
+    # a kept id that is not a string names no entry: no PI424 (and no crash)
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), compaction(E, D, [C]), user(F, E), user(G, A, "start over"),
+    )
+    assert [f for f in found(text) if f[0] == "PI424"] == []
