@@ -13,6 +13,7 @@ from pi_lsp.core.context import (
     entries_of,
     entry_index,
     extend_context,
+    llm_text,
     session_context,
 )
 from pi_lsp.core.migrate import UNDEFINED
@@ -549,3 +550,19 @@ def test_a_context_is_not_extended_past_what_changes_earlier_messages() -> None:
     null_leaf = build_context(entries[:3], None)
     assert extend_context(null_leaf, entries, entry_index(entries), 3) is None
     assert extend_context(build_context([]), entries, entry_index(entries), 0) is None
+
+
+def test_every_role_convert_to_llm_passes_on_keeps_its_text() -> None:
+    # convertToLlm returns system, user, assistant and toolResult messages as they are and
+    # a custom message as user content; any other role (case counts) is left out
+    blocks = [
+        {"type": "text", "text": "t1"},
+        {"type": "toolCall", "id": "c"},
+        {"type": "text", "text": "t2"},
+    ]
+    for role in ("custom", "system", "user", "assistant", "toolResult"):
+        assert llm_text({"role": role, "content": blocks}) == "t1\nt2", role
+        assert llm_text({"role": role, "content": "plain"}) == "plain", role
+    for role in ("System", "ASSISTANT", "toolresult", "tool", "", None):
+        assert llm_text({"role": role, "content": "plain"}) is None, role
+    assert llm_text({"content": "plain"}) is None and llm_text("user") is None
