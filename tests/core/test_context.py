@@ -566,3 +566,30 @@ def test_every_role_convert_to_llm_passes_on_keeps_its_text() -> None:
     for role in ("System", "ASSISTANT", "toolresult", "tool", "", None):
         assert llm_text({"role": role, "content": "plain"}) is None, role
     assert llm_text({"content": "plain"}) is None and llm_text("user") is None
+
+
+def test_an_edit_replaces_content_by_role_as_project_context_entry_does() -> None:
+    # a string becomes one text block for assistant and toolResult messages only; user and
+    # custom messages take it as it is; summaries and system messages keep their content
+    text = doc(
+        header(),
+        assistant(A, None, calls=("t",)),
+        result(B, A, "t"),
+        entry("custom_message", C, B, customType="x", content="old", display=True),
+        entry("branch_summary", D, C, fromId=A, summary="left"),
+        entry("message", E, D, message={"role": "system", "content": "sys", "timestamp": 1}),
+        user(F, E, "old"),
+        edit(G, F, B, {"content": "new"}),
+        edit("h" * 8, G, C, {"content": "new"}),
+        edit("i" * 8, "h" * 8, D, {"content": "new"}),
+        edit("j" * 8, "i" * 8, E, {"content": "new"}),
+        edit("k" * 8, "j" * 8, F, {"content": [{"type": "text", "text": "new"}]}),
+    )
+    got = {m.role: m.message for m in session_context(analyze(text)).messages}
+    block = [{"type": "text", "text": "new"}]
+    assert got["toolResult"]["content"] == block and got["toolResult"]["toolCallId"] == "t"
+    assert got["custom"]["content"] == "new" and got["custom"]["customType"] == "x"
+    assert got["user"]["content"] == block
+    assert got["branchSummary"]["summary"] == "left" and "content" not in got["branchSummary"]
+    assert got["system"]["content"] == "sys"
+    assert got["assistant"]["content"][0] == {"type": "text", "text": "hi"}  # not edited
