@@ -593,3 +593,45 @@ def test_an_edit_replaces_content_by_role_as_project_context_entry_does() -> Non
     assert got["branchSummary"]["summary"] == "left" and "content" not in got["branchSummary"]
     assert got["system"]["content"] == "sys"
     assert got["assistant"]["content"][0] == {"type": "text", "text": "hi"}  # not edited
+
+
+def test_entries_become_the_messages_session_entry_to_context_messages_makes() -> None:
+    def message(ident: str, parent: str | None, **fields: object) -> str:
+        return entry("message", ident, parent, message={"timestamp": 1, **fields})
+
+    text = doc(
+        header(),
+        message(A, None, role="system"),  # missing content: ""
+        message(B, A, role="assistant", content=None),  # null content: []
+        message(C, B, role="toolResult"),
+        message(D, C, role="custom", content=None),  # other roles keep it as it is
+        entry(
+            "custom_message", E, D, customType="ext", content=["c"], display=False,
+            details={"k": 1},
+        ),
+    )
+    msgs = [m.message for m in session_context(analyze(text)).messages]
+    assert msgs[0] == {"timestamp": 1, "role": "system", "content": ""}
+    assert msgs[1] == {"timestamp": 1, "role": "assistant", "content": []}
+    assert msgs[2] == {"timestamp": 1, "role": "toolResult", "content": []}
+    assert msgs[3] == {"timestamp": 1, "role": "custom", "content": None}
+    assert msgs[4] == {
+        "role": "custom", "customType": "ext", "content": ["c"], "display": False,
+        "details": {"k": 1}, "timestamp": 1767323045678,
+    }
+    summary = {
+        "role": "compactionSummary", "summary": "s", "tokensBefore": 7,
+        "timestamp": 1767323045678,
+    }
+    # a checkpoint opens the context only when it is truthy: an empty object is, "" is not
+    for checkpoint, want in (({}, [{}, summary]), ("", [summary]), (None, [summary])):
+        text2 = doc(
+            header(),
+            user(A, None),
+            entry(
+                "compaction", B, A, summary="s", firstKeptEntryId=A, tokensBefore=7,
+                systemMessage=checkpoint,
+            ),
+        )
+        got = [m.message for m in session_context(analyze(text2)).messages]
+        assert got[:-1] == want and got[-1]["role"] == "user", checkpoint
