@@ -635,3 +635,21 @@ def test_entries_become_the_messages_session_entry_to_context_messages_makes() -
         )
         got = [m.message for m in session_context(analyze(text2)).messages]
         assert got[:-1] == want and got[-1]["role"] == "user", checkpoint
+
+
+def test_an_edit_of_the_compaction_keeps_its_checkpoint_and_summary() -> None:
+    # neither a system checkpoint nor a summary has content an edit replaces: both stay
+    checkpoint = {"role": "system", "content": "you are pi", "timestamp": 5}
+    text = doc(
+        header(),
+        user(A, None),
+        entry(
+            "compaction", B, A, summary="s", firstKeptEntryId=A, tokensBefore=1,
+            systemMessage=checkpoint,
+        ),
+        edit(C, B, B, {"content": "new"}),
+    )
+    ctx = session_context(analyze(text))
+    assert roles(ctx) == [("system", 2), ("compactionSummary", 2), ("user", 1)]
+    assert ctx.messages[0].message == checkpoint and ctx.messages[1].message["summary"] == "s"
+    assert ctx.edits == {2: 3}
