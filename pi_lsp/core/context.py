@@ -331,7 +331,7 @@ def _project(entry: Any, edit: Any) -> list[Any]:
             new: Any = [{"type": "text", "text": content}]
         else:
             new = content
-        out.append({**message, "content": new} if isinstance(message, dict) else message)
+        out.append({**message, "content": new})  # an editable role: message is an object
     return out
 
 
