@@ -77,6 +77,9 @@ def test_leaf_choice() -> None:
     assert roles(session_context(a, "nope")) == [("user", 1), ("user", 3)]  # falls back
     assert roles(session_context(a, None)) == []  # pi's explicit null leaf
     assert roles(session_context(a, leaf_line=2)) == [("user", 1), ("user", 2)]
+    # a line that holds no entry (the header, past the end) falls back to the last entry
+    for line in (0, 9):
+        assert roles(session_context(a, leaf_line=line)) == [("user", 1), ("user", 3)], line
     # a falsy leaf id is no leaf id (pi: `if (leafId)`), even where an entry has that id
     b = analyze(doc(header(), entry("message", "", None, message={"role": "user", "content": "x"}),
                     user(B, None)))
