@@ -480,7 +480,7 @@ def extend_context(
     (the caller knows: their targets all name entries of ``entries[:start]`` or none).
     Then the newest compaction and the edits stay, and each entry adds its messages at the
     end."""
-    if ctx.cycle or ctx.leaf is None or start == 0:
+    if ctx.cycle or ctx.leaf is None:  # the context of no entries has no leaf either
         return None
     out = SessionContext(
         thinking_level=ctx.thinking_level,
