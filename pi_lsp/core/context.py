@@ -331,7 +331,7 @@ def _project(entry: Any, edit: Any) -> list[Any]:
             new: Any = [{"type": "text", "text": content}]
         else:
             new = content
-        out.append({**message, "content": new} if isinstance(message, dict) else message)
+        out.append({**message, "content": new})  # an editable role: message is an object
     return out
 
 
@@ -480,7 +480,7 @@ def extend_context(
     (the caller knows: their targets all name entries of ``entries[:start]`` or none).
     Then the newest compaction and the edits stay, and each entry adds its messages at the
     end."""
-    if ctx.cycle or ctx.leaf is None or start == 0:
+    if ctx.cycle or ctx.leaf is None:  # the context of no entries has no leaf either
         return None
     out = SessionContext(
         thinking_level=ctx.thinking_level,

@@ -13,6 +13,7 @@ from pi_lsp.core.context import (
     entries_of,
     entry_index,
     extend_context,
+    llm_text,
     session_context,
 )
 from pi_lsp.core.migrate import UNDEFINED
@@ -76,6 +77,9 @@ def test_leaf_choice() -> None:
     assert roles(session_context(a, "nope")) == [("user", 1), ("user", 3)]  # falls back
     assert roles(session_context(a, None)) == []  # pi's explicit null leaf
     assert roles(session_context(a, leaf_line=2)) == [("user", 1), ("user", 2)]
+    # a line that holds no entry (the header, past the end) falls back to the last entry
+    for line in (0, 9):
+        assert roles(session_context(a, leaf_line=line)) == [("user", 1), ("user", 3)], line
     # a falsy leaf id is no leaf id (pi: `if (leafId)`), even where an entry has that id
     b = analyze(doc(header(), entry("message", "", None, message={"role": "user", "content": "x"}),
                     user(B, None)))
@@ -549,3 +553,106 @@ def test_a_context_is_not_extended_past_what_changes_earlier_messages() -> None:
     null_leaf = build_context(entries[:3], None)
     assert extend_context(null_leaf, entries, entry_index(entries), 3) is None
     assert extend_context(build_context([]), entries, entry_index(entries), 0) is None
+
+
+def test_every_role_convert_to_llm_passes_on_keeps_its_text() -> None:
+    # convertToLlm returns system, user, assistant and toolResult messages as they are and
+    # a custom message as user content; any other role (case counts) is left out
+    blocks = [
+        {"type": "text", "text": "t1"},
+        {"type": "toolCall", "id": "c"},
+        {"type": "text", "text": "t2"},
+    ]
+    for role in ("custom", "system", "user", "assistant", "toolResult"):
+        assert llm_text({"role": role, "content": blocks}) == "t1\nt2", role
+        assert llm_text({"role": role, "content": "plain"}) == "plain", role
+    for role in ("System", "ASSISTANT", "toolresult", "tool", "", None):
+        assert llm_text({"role": role, "content": "plain"}) is None, role
+    assert llm_text({"content": "plain"}) is None and llm_text("user") is None
+
+
+def test_an_edit_replaces_content_by_role_as_project_context_entry_does() -> None:
+    # a string becomes one text block for assistant and toolResult messages only; user and
+    # custom messages take it as it is; summaries and system messages keep their content
+    text = doc(
+        header(),
+        assistant(A, None, calls=("t",)),
+        result(B, A, "t"),
+        entry("custom_message", C, B, customType="x", content="old", display=True),
+        entry("branch_summary", D, C, fromId=A, summary="left"),
+        entry("message", E, D, message={"role": "system", "content": "sys", "timestamp": 1}),
+        user(F, E, "old"),
+        edit(G, F, B, {"content": "new"}),
+        edit("h" * 8, G, C, {"content": "new"}),
+        edit("i" * 8, "h" * 8, D, {"content": "new"}),
+        edit("j" * 8, "i" * 8, E, {"content": "new"}),
+        edit("k" * 8, "j" * 8, F, {"content": [{"type": "text", "text": "new"}]}),
+    )
+    got = {m.role: m.message for m in session_context(analyze(text)).messages}
+    block = [{"type": "text", "text": "new"}]
+    assert got["toolResult"]["content"] == block and got["toolResult"]["toolCallId"] == "t"
+    assert got["custom"]["content"] == "new" and got["custom"]["customType"] == "x"
+    assert got["user"]["content"] == block
+    assert got["branchSummary"]["summary"] == "left" and "content" not in got["branchSummary"]
+    assert got["system"]["content"] == "sys"
+    assert got["assistant"]["content"][0] == {"type": "text", "text": "hi"}  # not edited
+
+
+def test_entries_become_the_messages_session_entry_to_context_messages_makes() -> None:
+    def message(ident: str, parent: str | None, **fields: object) -> str:
+        return entry("message", ident, parent, message={"timestamp": 1, **fields})
+
+    text = doc(
+        header(),
+        message(A, None, role="system"),  # missing content: ""
+        message(B, A, role="assistant", content=None),  # null content: []
+        message(C, B, role="toolResult"),
+        message(D, C, role="custom", content=None),  # other roles keep it as it is
+        entry(
+            "custom_message", E, D, customType="ext", content=["c"], display=False,
+            details={"k": 1},
+        ),
+    )
+    msgs = [m.message for m in session_context(analyze(text)).messages]
+    assert msgs[0] == {"timestamp": 1, "role": "system", "content": ""}
+    assert msgs[1] == {"timestamp": 1, "role": "assistant", "content": []}
+    assert msgs[2] == {"timestamp": 1, "role": "toolResult", "content": []}
+    assert msgs[3] == {"timestamp": 1, "role": "custom", "content": None}
+    assert msgs[4] == {
+        "role": "custom", "customType": "ext", "content": ["c"], "display": False,
+        "details": {"k": 1}, "timestamp": 1767323045678,
+    }
+    summary = {
+        "role": "compactionSummary", "summary": "s", "tokensBefore": 7,
+        "timestamp": 1767323045678,
+    }
+    # a checkpoint opens the context only when it is truthy: an empty object is, "" is not
+    for checkpoint, want in (({}, [{}, summary]), ("", [summary]), (None, [summary])):
+        text2 = doc(
+            header(),
+            user(A, None),
+            entry(
+                "compaction", B, A, summary="s", firstKeptEntryId=A, tokensBefore=7,
+                systemMessage=checkpoint,
+            ),
+        )
+        got = [m.message for m in session_context(analyze(text2)).messages]
+        assert got[:-1] == want and got[-1]["role"] == "user", checkpoint
+
+
+def test_an_edit_of_the_compaction_keeps_its_checkpoint_and_summary() -> None:
+    # neither a system checkpoint nor a summary has content an edit replaces: both stay
+    checkpoint = {"role": "system", "content": "you are pi", "timestamp": 5}
+    text = doc(
+        header(),
+        user(A, None),
+        entry(
+            "compaction", B, A, summary="s", firstKeptEntryId=A, tokensBefore=1,
+            systemMessage=checkpoint,
+        ),
+        edit(C, B, B, {"content": "new"}),
+    )
+    ctx = session_context(analyze(text))
+    assert roles(ctx) == [("system", 2), ("compactionSummary", 2), ("user", 1)]
+    assert ctx.messages[0].message == checkpoint and ctx.messages[1].message["summary"] == "s"
+    assert ctx.edits == {2: 3}
