@@ -11,6 +11,8 @@ here may still be killed by a test elsewhere, so check survivors before counting
     python tests/mutation_subset.py limits tests/core/test_limits.py
     python tests/mutation_subset.py edits tests/core/test_edits.py tests/core/test_repairs.py \
         --only apply_edits
+    python tests/mutation_subset.py analysis tests/core/test_incremental.py \
+        --no-generate --names survivors.txt   # e.g. the survivors of a first, faster run
 
 Results go to `mutants/subset-MODULE.json`; survivors are printed with their diffs
 (`mutmut show NAME`).
@@ -119,6 +121,9 @@ def main() -> int:
     parser.add_argument("module", help="a module of pi_lsp/core, e.g. limits")
     parser.add_argument("tests", nargs="+", help="test files (or node ids) to run per mutant")
     parser.add_argument("--only", default="", help="only mutants whose name contains this")
+    parser.add_argument(
+        "--names", type=Path, help="only the mutants named in this file (one name a line)"
+    )
     parser.add_argument("--no-generate", action="store_true", help="reuse mutants/ as it is")
     args = parser.parse_args()
     if not args.no_generate:
@@ -132,7 +137,11 @@ def main() -> int:
         return 2
 
     os.environ["MUTANT_UNDER_TEST"] = ""
-    runner = _Runner([n for n in mutant_names(args.module) if args.only in n])
+    names = [n for n in mutant_names(args.module) if args.only in n]
+    if args.names:
+        chosen = set(args.names.read_text(encoding="utf-8").split())
+        names = [n for n in names if n in chosen]
+    runner = _Runner(names)
     pytest.main([*args.tests, *PYTEST_ARGS], plugins=[runner])
     if runner.problem:
         print(runner.problem, file=sys.stderr)

@@ -440,7 +440,7 @@ def build_context(
     ctx.path = [line for line, _ in path]
     for _, entry in path:
         _settings(ctx, entry)
-    selected = context_entries(path) if path else []
+    selected = context_entries(path)
     ctx.entries = [line for line, _ in selected]
     edits: dict[Any, tuple[int, Any]] = {}
     for line, entry in selected:
@@ -452,10 +452,8 @@ def build_context(
         edit_line, edit = edits.get(_key(_get(entry, "id")), (None, UNDEFINED))
         if edit_line is not None:
             ctx.edits[line] = edit_line
-        edited = (
-            edit_line if edit is not UNDEFINED and _get(edit, "replacement") is not None else None
-        )
-        ctx.messages.extend(ContextMessage(line, m, edited) for m in _project(entry, edit))
+        # an edit that omits the entry projects no message, so each edited one has a replacement
+        ctx.messages.extend(ContextMessage(line, m, edit_line) for m in _project(entry, edit))
     return ctx
 
 
@@ -506,7 +504,7 @@ def extend_context(
         out.path.append(line)
         out.entries.append(line)
         _settings(out, entry)
-        out.messages.extend(ContextMessage(line, m, None) for m in _entry_messages(entry))
+        out.messages.extend(ContextMessage(line, m) for m in _entry_messages(entry))
     return out
 
 

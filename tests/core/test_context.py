@@ -533,6 +533,17 @@ def test_a_context_extended_by_children_of_the_leaf_is_the_one_pi_builds() -> No
     assert [m.line for m in got.messages] == [2, 3, 4, 7] and got.path == list(range(1, 8))
 
 
+def test_an_extended_context_keeps_the_edits_of_the_one_it_grows() -> None:
+    base = [header(), user(A, None), assistant(B, A, "long answer"),
+            edit(C, B, B, {"content": "short"})]
+    before = entries_of(analyze(doc(*base)))
+    entries = entries_of(analyze(doc(*base, user(D, C, "next"))))
+    got = extend_context(build_context(before), entries, entry_index(entries), len(before))
+    assert got == build_context(entries)
+    assert got is not None and got.edits == {2: 3}
+    assert [(m.line, m.edited) for m in got.messages] == [(1, None), (2, 3), (4, None)]
+
+
 def test_a_context_is_not_extended_past_what_changes_earlier_messages() -> None:
     assert grown()[0] == grown()[1]  # nothing appended: the same context
     for more in (
