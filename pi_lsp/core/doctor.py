@@ -42,8 +42,8 @@ from .edits import (
 )
 from .migrate import UNDEFINED
 from .model import Analysis
-from .pairing import cause_of, first_orphan, message_of, sends_as_user
-from .sent import NO_RESULT, pairing_faults, request
+from .pairing import causes_of, first_orphan, message_of, sends_as_user
+from .sent import NO_RESULT, request
 
 WALK_LIMIT = 10_000
 """Entries walked up or down the tree from one entry (bounds pathological files)."""
@@ -204,14 +204,11 @@ def orphaned_by(a: Analysis, cause: int) -> list[int]:
     orphans because of the entry on ``cause`` (a context edit or a dropped turn)."""
     entries = context.entries_of(a)
     ctx = context.build_context(entries)
-    req = request(ctx)
-    values = dict(entries)
-    out = []
-    for fault in pairing_faults(req.messages):
-        found = cause_of(ctx, req, values, fault)
-        if found.line == cause and found.kind in ("edit", "dropped") and found.result is not None:
-            out.append(found.result)
-    return out
+    return [
+        found.result
+        for found in causes_of(ctx, request(ctx), dict(entries))
+        if found.line == cause and found.kind in ("edit", "dropped") and found.result is not None
+    ]
 
 
 def omit_results(a: Analysis, results: Iterable[int], taken: set[str]) -> list[TextEdit]:

@@ -28,13 +28,14 @@ resumed leaf gets nothing else.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import context
 from .findings import Finding, Related, Severity, Span
-from .migrate import UNDEFINED, pi_accepts
+from .migrate import pi_accepts
 from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
 
 if TYPE_CHECKING:
@@ -99,27 +100,74 @@ def sends_as_user(obj: dict[str, Any]) -> bool:
     return isinstance(role, str) and role in USER_ROLES
 
 
-def cause_of(
-    ctx: context.SessionContext, req: Request, values: dict[int, Any], fault: PairingFault
-) -> Cause:
-    """What made the sent tool result of ``fault`` break the pairing rule."""
-    result, call_id = fault.line, fault.call_id
-    if fault.fault == "duplicate" or result is None:
-        return Cause("duplicate", result if result is not None else -1, result, None, call_id)
+def _call_ids(obj: dict[str, Any]) -> list[str | None]:
+    """The ids of the tool calls an assistant message entry holds that a tool result can
+    name (as :func:`holds_call` compares them): string ids, and None for a missing one."""
+    message = message_of(obj)
+    content = message.get("content")
+    if message.get("role") != "assistant" or not isinstance(content, list):
+        return []
+    ids = (b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
+    return [i for i in ids if i is None or isinstance(i, str)]
+
+
+def causes_of(
+    ctx: context.SessionContext, req: Request, values: dict[int, Any]
+) -> list[Cause]:
+    """What made each sent tool result of ``req`` (built from ``ctx``) that breaks the
+    pairing rule break it, in the order of :func:`pairing_faults`.
+
+    The path, its calls and the request are indexed once, so a request of many faulty
+    results costs one pass and a lookup per result.
+    """
+    faults = pairing_faults(req.messages)
+    if not faults:
+        return []
     path = ctx.path
-    upto = path.index(result) if result in path else len(path)
-    call = next(
-        (ln for ln in reversed(path[:upto]) if holds_call(_value(values, ln), call_id)), None
-    )
+    at: dict[int, int] = {}
+    calls: dict[str | None, list[int]] = {}
+    for n, line in enumerate(path):
+        at.setdefault(line, n)
+        for ident in _call_ids(_value(values, line)):
+            calls.setdefault(ident, []).append(n)
+    kept = set(ctx.entries)
+    sent_at: dict[int | None, int] = {}
+    for n, m in enumerate(req.messages):
+        sent_at.setdefault(m.line, n)
+    out = []
+    for fault in faults:
+        result, call_id = fault.line, fault.call_id
+        if fault.fault == "duplicate" or result is None:
+            out.append(Cause("duplicate", -1 if result is None else result, result, None, call_id))
+            continue
+        holding = calls.get(call_id, [])
+        n = bisect_left(holding, at.get(result, len(path)))  # the calls before the result
+        call = path[holding[n - 1]] if n else None
+        out.append(_cause(ctx, req, fault, result, call, kept, sent_at.get(call, 0)))
+    return out
+
+
+def _cause(
+    ctx: context.SessionContext,
+    req: Request,
+    fault: PairingFault,
+    result: int,
+    call: int | None,
+    kept: set[int],
+    start: int,
+) -> Cause:
+    """The cause of ``fault``, the result on line ``result`` whose call is on line ``call``
+    (None: not on the path before the result), the ``start``-th sent message when pi-ai
+    sends it; ``kept`` holds the lines of the entries in the context."""
+    call_id = fault.call_id
     if call is None:
         return Cause("missing", result, result, None, call_id)
-    if call not in set(ctx.entries):
+    if call not in kept:
         return Cause("compaction", ctx.entries[0], result, call, call_id)
     if call in ctx.edits:
         return Cause("edit", ctx.edits[call], result, call, call_id)
     if call in req.dropped:
         return Cause("dropped", call, result, call, call_id)
-    start = next((n for n, m in enumerate(req.messages) if m.line == call), 0)
     between = (m.line for m in req.messages[start + 1 : fault.index] if m.role == "user")
     interloper = next((ln for ln in between if ln is not None), None)
     if interloper is not None:
@@ -248,27 +296,39 @@ def _orphan_in(
     return None
 
 
-def _owner(a: Analysis, result: int) -> tuple[int, int | None] | None:
+Owned = tuple[int, int | None] | None
+"""The nearest assistant turn at or above an entry and the first entry pi sends as a user
+message below that turn (the interloper), or None when no assistant turn is above."""
+
+
+def _owner(a: Analysis, result: int, memo: dict[int, Owned]) -> Owned:
     """The assistant turn holding the call a tool result answers, walking up its parents,
     and the first entry between them that pi sends as a user message (the interloper).
 
     Returns ``(owner line, interloper line or None)``, or None when the nearest assistant
-    turn above the result does not hold its call.
+    turn above the result does not hold its call. ``memo`` keeps what each entry walked
+    past leads up to, so results below one long run of entries walk it once, and a parent
+    cycle ends the walk.
     """
     tree = a.tree
-    ref = message_of(a.infos[result].obj).get("toolCallId")
-    seen: int | None = None
+    walked: list[int] = []
+    found: Owned = None
     line = tree.parent.get(result)
-    steps = 0
-    while line is not None and steps < 10_000:
-        steps += 1
-        obj = a.infos[line].obj
-        if message_of(obj).get("role") == "assistant":
-            return (line, seen) if holds_call(obj, ref) else None
-        if obj.get("type") != "compaction" and sends_as_user(obj):
-            seen = line
+    while line is not None and line not in memo:
+        if message_of(a.infos[line].obj).get("role") == "assistant":
+            found = (line, None)
+            break
+        memo[line] = None  # until its answer is known: a cycle back to it finds none
+        walked.append(line)
         line = tree.parent.get(line)
-    return None
+    else:
+        found = memo.get(line) if line is not None else None
+    for line in reversed(walked):
+        if found is not None and found[1] is None and sends_as_user(a.infos[line].obj):
+            found = (found[0], line)
+        memo[line] = found
+    ref = message_of(a.infos[result].obj).get("toolCallId")
+    return found if found is not None and holds_call(a.infos[found[0]].obj, ref) else None
 
 
 COVERED = {"missing": "PI420", "duplicate": "PI422"}
@@ -282,9 +342,9 @@ class State:
     pi's entries (``entries``, ``by_id``, ``values``, as :mod:`pi_lsp.core.context` builds
     them), the ``context_edit`` lines, the findings the tree alone decides (``candidates``:
     PI424 on compactions, PI423 on dropped turns and PI425 on interlopers, in the order
-    they are reported, each with the lines that keep it out) and, per context edit off the
-    resumed path that was judged, the length of its path and what its request reports;
-    ``resumed``: the context of the resumed leaf, once built.
+    they are reported, each with the lines that keep it out), per context edit off the
+    resumed path that was judged, the length of its path and what its request reports,
+    and ``resumed``, the context of the resumed leaf.
     """
 
     entries: list[tuple[int, Any]]
@@ -292,8 +352,8 @@ class State:
     values: dict[int, Any]
     edits: list[int]
     candidates: list[Candidate]
-    judged: dict[int, tuple[int, list[Finding]]]
-    resumed: context.SessionContext | None = None
+    judged: dict[int, tuple[int, Finding | None]]
+    resumed: context.SessionContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,13 +377,15 @@ def check(
     if not pi_accepts(a):  # a file of the other dialect is not pi's either
         return [], None
     entries = context.entries_of(a)
+    by_id = context.entry_index(entries)
     state = State(
         entries,
-        context.entry_index(entries),
+        by_id,
         dict(entries),
         [ln for ln in a.tree.entries if a.infos[ln].obj.get("type") == "context_edit"],
         _candidates(a, a.tree.entries),
         {},
+        context.build_context(entries, by_id=by_id),
     )
     return _select(a, reported, state), state
 
@@ -339,76 +401,78 @@ def extend(
     The entries on ``lines`` must be entries of ``a``'s tree that change no earlier
     entry's links (:func:`pi_lsp.core.tree.extend`), and every parsed line from the first
     of them on must be one of them: the candidates and judged edits of ``old`` stay as
-    they are, the new entries add theirs, and the resumed request is built again.
+    they are, the new entries add theirs, and the resumed context grows by the new entries
+    (built again only when they do not extend its path).
     """
     new = [(ln, a.infos[ln].value) for ln in lines]
+    entries = [*old.entries, *new]
     by_id = dict(old.by_id)
     for n, (_, value) in enumerate(new, len(old.entries)):
         by_id[context.entry_key(value)] = n
+    resumed = context.extend_context(old.resumed, entries, by_id, len(old.entries))
     state = State(
-        [*old.entries, *new],
+        entries,
         by_id,
         {**old.values, **dict(new)},
         [*old.edits, *(ln for ln in lines if a.infos[ln].obj.get("type") == "context_edit")],
         [*old.candidates, *_candidates(a, lines)],
         dict(old.judged),
+        resumed if resumed is not None else context.build_context(entries, by_id=by_id),
     )
-    if old.resumed is not None:
-        start = len(old.entries)
-        state.resumed = context.extend_context(old.resumed, state.entries, by_id, start)
     return _select(a, reported, state), state
 
 
-def _select(a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, str]], state: State) -> list[Finding]:
+def _causes(
+    ctx: context.SessionContext,
+    values: dict[int, Any],
+    reported: set[tuple[int, str]] | frozenset[tuple[int, str]],
+) -> list[Cause]:
+    """The cause of each tool result that breaks the request built from ``ctx``, but those
+    that another code already reports (``reported``, see :data:`COVERED`)."""
+    if ctx.cycle:
+        return []
+    causes = causes_of(ctx, request(ctx), values)
+    return [
+        c for c in causes if c.line >= 0 and (c.line, COVERED.get(c.kind)) not in reported
+    ]
+
+
+def _pi423(a: Analysis, cause: Cause, resumed: bool) -> Finding:
+    """PI423 on ``cause``: an error for the resumed leaf, a warning for another."""
+    return Finding(
+        "PI423",
+        Severity.ERROR if resumed else Severity.WARNING,
+        _span(a, cause.line, cause.kind),
+        _pi423_message(cause, resumed),
+        _related(a, cause),
+    )
+
+
+def _select(
+    a: Analysis, reported: set[tuple[int, str]] | frozenset[tuple[int, str]], state: State
+) -> list[Finding]:
     """The findings of ``state``: the resumed request, edits off its path, the candidates."""
     out: dict[tuple[int, str], Finding] = {}
-    blamed: set[int] = set()
-
-    def faults(leaf_id: Any, resumed: bool) -> tuple[int, list[Finding]]:
-        """What breaks the request for ``leaf_id``, and the path length walked."""
-        found: dict[tuple[int, str], Finding] = {}
-        ctx = state.resumed if resumed else None
-        if ctx is None:
-            ctx = context.build_context(state.entries, leaf_id, state.by_id)
-        if resumed:
-            state.resumed = ctx
-        if ctx.cycle:
-            return len(ctx.path), []
-        req = request(ctx)
-        for fault in pairing_faults(req.messages):
-            cause = cause_of(ctx, req, state.values, fault)
-            if cause.line < 0 or (cause.line, COVERED.get(cause.kind, "")) in reported:
-                continue
-            if resumed:
-                blamed.add(cause.line)
-            elif cause.kind != "edit" or cause.line != ctx.leaf:
-                continue  # off the resumed path, only the edit itself is judged here
-            found.setdefault(
-                (cause.line, "PI423"),
-                Finding(
-                    "PI423",
-                    Severity.ERROR if resumed else Severity.WARNING,
-                    _span(a, cause.line, cause.kind),
-                    _pi423_message(cause, resumed),
-                    _related(a, cause),
-                ),
-            )
-        return len(ctx.path), list(found.values())
-
-    for finding in faults(UNDEFINED, True)[1]:
-        out[(finding.span.line, finding.code)] = finding
+    for cause in _causes(state.resumed, state.values, reported):
+        out.setdefault((cause.line, "PI423"), _pi423(a, cause, True))
+    blamed = {line for line, _ in out}
     budget = EDIT_BUDGET
     active = a.tree.active_set
     for line in reversed(state.edits):
         if budget <= 0:
             break
-        if line in active:
+        ident = a.tree.id_of.get(line)
+        if line in active or ident is None:  # pi resumes only from an entry with an id
             continue
         if line not in state.judged:
-            state.judged[line] = faults(a.tree.id_of.get(line, UNDEFINED), False)
-        walked, found = state.judged[line]
+            ctx = context.build_context(state.entries, ident, state.by_id)
+            # off the resumed path, only the edit itself is judged here
+            own = (c for c in _causes(ctx, state.values, reported) if c.kind == "edit")
+            hit = next((c for c in own if c.line == ctx.leaf), None)
+            state.judged[line] = (len(ctx.path), None if hit is None else _pi423(a, hit, False))
+        walked, finding = state.judged[line]
         budget -= walked
-        for finding in found:
+        if finding is not None:
             out.setdefault((finding.span.line, finding.code), finding)
     for c in state.candidates:
         if c.unless_blamed in blamed or c.unless_active in active:
@@ -422,6 +486,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
     starts inside a tool exchange, then, per tool result, PI423 on the dropped turn that
     holds its call and PI425 on an entry pi sends as a user message between them."""
     out: list[Candidate] = []
+    owners: dict[int, Owned] = {}
     for line in lines:
         obj = a.infos[line].obj
         if obj.get("type") == "compaction":
@@ -430,22 +495,15 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
                 out.append(Candidate(_kept_range_finding(a, line, *found), line))
         if message_of(obj).get("role") != "toolResult":
             continue
-        owned = _owner(a, line)
+        owned = _owner(a, line, owners)
         if owned is None:
             continue
         owner, interloper = owned
         stop = message_of(a.infos[owner].obj).get("stopReason")
         if stop in ("error", "aborted"):
             cause = Cause("dropped", owner, line, owner, message_of(obj).get("toolCallId"))
-            finding = Finding(
-                "PI423",
-                Severity.WARNING,
-                _span(a, owner, "dropped"),
-                _pi423_message(cause, False),
-                _related(a, cause),
-            )
             # on the resumed path the request itself decided (edits may omit such results)
-            out.append(Candidate(finding, owner, line))
+            out.append(Candidate(_pi423(a, cause, False), owner, line))
         if interloper is not None:
             out.append(Candidate(_interloper_finding(a, interloper, owner, line), interloper))
     return out

@@ -134,7 +134,7 @@ def same(got: Analysis, fresh: Analysis) -> None:
     assert got.findings == fresh.findings
     # the context of the resumed leaf that an append extends is the one pi builds
     pairing = got.link_state.pairing if got.link_state is not None else None
-    if pairing is not None and pairing.resumed is not None:
+    if pairing is not None:
         assert pairing.resumed == context.build_context(context.entries_of(got))
     assert [f.data for f in got.findings] == [f.data for f in fresh.findings]
 

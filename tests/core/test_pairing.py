@@ -405,3 +405,128 @@ def test_pi424_for_a_kept_range_starting_before_the_orphan_and_none_for_a_bad_ke
         assistant(D, C), compaction(E, D, [C]), user(F, E), user(G, A, "start over"),
     )
     assert [f for f in found(text) if f[0] == "PI424"] == []
+
+
+def test_a_kept_range_of_the_one_result_before_the_compaction_is_pi424() -> None:
+    # the kept range is the result alone, right before the compaction
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        compaction(E, C, C), user(F, E), user(G, A, "start over"),
+    )
+    assert [f[:3] for f in found(text) if f[0] == "PI424"] == [("PI424", Severity.WARNING, 4)]
+
+
+def test_a_kept_block_with_the_calls_id_that_is_not_a_call_does_not_hold_it() -> None:
+    # the kept range starts at a turn whose text block carries the id: the call itself
+    # was summarised away, so the kept range still starts inside the tool exchange
+    turn = entry("message", C, B, message={
+        "role": "assistant", "content": [{"type": "text", "text": "x", "id": "t1"}],
+        "stopReason": "stop", "timestamp": 1,
+    })
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), turn, result(D, C, "t1"),
+        assistant(E, D), compaction(F, E, C), user(G, F), user(H, A, "start over"),
+    )
+    pi424 = [f for f in found(text) if f[0] == "PI424"]
+    assert [f[:3] for f in pi424] == [("PI424", Severity.WARNING, 6)]
+    assert [r[0] for r in pi424[0][5]] == [4, 2]  # the result, and the turn with the call
+
+
+def test_a_kept_result_whose_call_is_nowhere_is_pi424_without_a_call_place() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A), result(C, B, "t9"), assistant(D, C),
+        compaction(E, D, C), user(F, E), user(G, A, "start over"),
+    )
+    got = found(text)
+    assert [f[:3] for f in got] == [("PI420", Severity.ERROR, 3), ("PI424", Severity.WARNING, 5)]
+    assert got[1][5] == [(3, '"t9"', "the first kept tool result")]
+
+
+def test_a_fault_another_code_reports_does_not_hide_the_next_one() -> None:
+    # the first orphan's call is nowhere (PI420); the second's is not right before it
+    text = doc(
+        header(), user(A, None), assistant(B, A), result(C, B, "t9"),
+        assistant(D, C, calls=("t1",)), assistant(E, D), result(F, E, "t1"),
+    )
+    assert [f[:3] for f in found(text)] == [
+        ("PI420", Severity.ERROR, 3), ("PI423", Severity.ERROR, 6)
+    ]
+
+
+def off_path_edit_after_an_interloper(*after: str) -> str:
+    """A branch off the resumed path: a custom message between a call and its result
+    (PI425), then a context edit that removes a later call (PI423 on the edit)."""
+    return doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), custom(C, B),
+        result(D, C, "t1"), assistant(E, D, calls=("t2",)), result(F, E, "t2"),
+        assistant(G, F), edit(H, G, E), user("i" * 8, A, "elsewhere"), *after,
+    )
+
+
+def test_an_edit_off_the_resumed_path_is_judged_past_other_faults_on_its_path() -> None:
+    text = off_path_edit_after_an_interloper()
+    assert [f[:3] for f in found(text)] == [
+        ("PI425", Severity.WARNING, 3), ("PI423", Severity.WARNING, 8)
+    ]
+    # an edit on the resumed path, newer than it, does not stop the judging either
+    newer = off_path_edit_after_an_interloper(assistant("j" * 8, "i" * 8),
+                                              edit("k" * 8, "j" * 8, "i" * 8))
+    assert [f[:3] for f in found(newer)] == [
+        ("PI425", Severity.WARNING, 3), ("PI423", Severity.WARNING, 8)
+    ]
+
+
+def test_every_candidate_is_reported_past_one_the_resumed_request_reports() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A), result(C, B, "t9"),
+        assistant(D, C, calls=("t1",), stop="error"), result(E, D, "t1"),
+        # two branches off the resumed path: an aborted turn whose result stays, and a
+        # custom message between a call and its result
+        assistant(F, A, calls=("t2",), stop="aborted"), result(G, F, "t2"),
+        assistant(H, A, calls=("t3",)), custom("i" * 8, H), result("j" * 8, "i" * 8, "t3"),
+        user("k" * 8, E, "again"),
+    )
+    assert [f[:3] for f in found(text)] == [
+        ("PI420", Severity.ERROR, 3), ("PI423", Severity.ERROR, 4),
+        ("PI423", Severity.WARNING, 6), ("PI425", Severity.WARNING, 9),
+    ]
+
+
+def test_the_interloper_is_the_first_entry_sent_as_a_user_message_after_the_call() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1", "t2")), custom(C, B),
+        user(D, C, "wait"), result(E, D, "t1"), result(F, E, "t2"), assistant(G, F),
+        user(H, A, "elsewhere"),
+    )
+    got = found(text)
+    assert [f[:3] for f in got] == [("PI425", Severity.WARNING, 3)]
+    assert got[0][5][1][0] == 5  # the first result walked up from
+
+
+def test_a_parent_cycle_above_a_result_with_no_assistant_turn_ends_the_walk() -> None:
+    text = doc(header(), user(A, B), user(B, A), result(C, A, "t1"), user(D, None, "new"))
+    assert [f[0] for f in found(text) if f[0].startswith("PI42")] == ["PI420"]
+
+
+def test_an_append_grows_the_resumed_context_without_building_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = doc(header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"))
+    a = analyze(first)
+
+    def unexpected(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("built again")
+
+    with monkeypatch.context() as m:
+        m.setattr(pairing.context, "build_context", unexpected)
+        m.setattr(pairing.context, "entry_index", unexpected)
+        second = first + doc(assistant(D, C), user(E, D, "thanks"))
+        grown = analyze(second, previous=a)
+    assert grown.findings == analyze(second).findings
+    assert grown.link_state is not None and grown.link_state.pairing is not None
+    # an appended compaction builds the context again, from the ids it has already
+    with monkeypatch.context() as m:
+        m.setattr(pairing.context, "entry_index", unexpected)
+        third = second + doc(compaction(F, E, D), user(G, F))
+        again = analyze(third, previous=grown)
+    assert again.findings == analyze(third).findings
