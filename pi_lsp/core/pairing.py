@@ -74,16 +74,20 @@ def message_of(obj: dict[str, Any]) -> dict[str, Any]:
     return message if obj.get("type") == "message" and isinstance(message, dict) else {}
 
 
-def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
-    """True when ``obj`` is an assistant message entry holding tool call ``call_id``."""
+def _call_ids(obj: dict[str, Any]) -> list[str | None]:
+    """The ids of the tool calls an assistant message entry holds that a tool result can
+    name (as :func:`holds_call` compares them): string ids, and None for a missing one."""
     message = message_of(obj)
     content = message.get("content")
     if message.get("role") != "assistant" or not isinstance(content, list):
-        return False
-    return any(
-        isinstance(b, dict) and b.get("type") == "toolCall" and b.get("id") == call_id
-        for b in content
-    )
+        return []
+    ids = (b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
+    return [i for i in ids if i is None or isinstance(i, str)]
+
+
+def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
+    """True when ``obj`` is an assistant message entry holding tool call ``call_id``."""
+    return call_id in _call_ids(obj)
 
 
 def sends_as_user(obj: dict[str, Any]) -> bool:
@@ -98,17 +102,6 @@ def sends_as_user(obj: dict[str, Any]) -> bool:
     if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
         return False
     return isinstance(role, str) and role in USER_ROLES
-
-
-def _call_ids(obj: dict[str, Any]) -> list[str | None]:
-    """The ids of the tool calls an assistant message entry holds that a tool result can
-    name (as :func:`holds_call` compares them): string ids, and None for a missing one."""
-    message = message_of(obj)
-    content = message.get("content")
-    if message.get("role") != "assistant" or not isinstance(content, list):
-        return []
-    ids = (b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-    return [i for i in ids if i is None or isinstance(i, str)]
 
 
 def causes_of(

@@ -4,6 +4,7 @@ leaves, with the words, spans and related places a user reads."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -530,3 +531,22 @@ def test_an_append_grows_the_resumed_context_without_building_it_again(
         third = second + doc(compaction(F, E, D), user(G, F))
         again = analyze(third, previous=grown)
     assert again.findings == analyze(third).findings
+
+
+def test_only_a_string_or_a_missing_id_names_a_call() -> None:
+    def turn(block: dict[str, Any]) -> str:
+        return entry("message", B, A, message={
+            "role": "assistant", "content": [block], "stopReason": "toolUse", "timestamp": 1,
+        })
+
+    answer = json.loads(result(D, C, "t1"))
+    del answer["message"]["toolCallId"]
+    # a call without an id and a result without one: the message between them is the fault
+    text = doc(header(), user(A, None), turn({"type": "toolCall", "name": "bash"}),
+               user(C, B, "wait"), json.dumps(answer))
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 3, '"user"')]
+    # an array id names nothing (JavaScript compares arrays by identity): no call before it
+    answer["message"]["toolCallId"] = [1]
+    text = doc(header(), user(A, None), turn({"type": "toolCall", "id": [1], "name": "bash"}),
+               user(C, B, "wait"), json.dumps(answer))
+    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 4, "[1]")]
