@@ -75,14 +75,14 @@ def message_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _call_ids(obj: dict[str, Any]) -> list[str | None]:
-    """The ids of the tool calls an assistant message entry holds that a tool result can
-    name (as :func:`holds_call` compares them): string ids, and None for a missing one."""
+    """The ids of the tool calls an assistant message entry holds. Only a string id names
+    a call: pi-ai pairs results with calls by id, and a provider rejects a missing one."""
     message = message_of(obj)
     content = message.get("content")
     if message.get("role") != "assistant" or not isinstance(content, list):
         return []
     ids = (b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-    return [i for i in ids if i is None or isinstance(i, str)]
+    return [i for i in ids if isinstance(i, str)]
 
 
 def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
@@ -216,7 +216,10 @@ def _pi423_message(cause: Cause, resumed: bool) -> str:
         f'({_where(cause.call)}) and its result ({result}): pi answers the call with "No result '
         'provided" here, and the real result is sent as an orphan',
         "missing": f"this tool result answers {call}, but no assistant turn with that call comes "
-        "right before it in the context pi sends",
+        "right before it in the context pi sends"
+        if isinstance(cause.call_id, str)
+        else "this tool result names no tool call (its toolCallId is not a string), so no "
+        "assistant turn's call can come before it",
         "duplicate": f"tool call {call} is answered a second time here in the context pi sends",
     }[cause.kind]
     leaf = "the leaf pi resumes from" if resumed else "another leaf of this tree"

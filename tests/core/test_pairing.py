@@ -541,12 +541,23 @@ def test_only_a_string_or_a_missing_id_names_a_call() -> None:
 
     answer = json.loads(result(D, C, "t1"))
     del answer["message"]["toolCallId"]
-    # a call without an id and a result without one: the message between them is the fault
+    # a call without an id and a result without one: the result is the fault (not the
+    # message between them), and the words say why
     text = doc(header(), user(A, None), turn({"type": "toolCall", "name": "bash"}),
                user(C, B, "wait"), json.dumps(answer))
-    assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 3, '"user"')]
-    # an array id names nothing (JavaScript compares arrays by identity): no call before it
+    assert found(text) == [(
+        "PI423", Severity.ERROR, 4, '"message"',
+        RESUMED + "this tool result names no tool call (its toolCallId is not a string), so no "
+        "assistant turn's call can come before it; " + REJECT, [],
+    )]
+    # an array id names nothing either (JavaScript compares arrays by identity)
     answer["message"]["toolCallId"] = [1]
     text = doc(header(), user(A, None), turn({"type": "toolCall", "id": [1], "name": "bash"}),
                user(C, B, "wait"), json.dumps(answer))
     assert [f[:4] for f in found(text)] == [("PI423", Severity.ERROR, 4, "[1]")]
+    # the same with two results after the turn: each is an orphan, not a second answer
+    text = doc(header(), user(A, None), turn({"type": "toolCall", "name": "bash"}),
+               json.dumps(answer), json.dumps({**answer, "id": E, "parentId": D}))
+    assert [f[:3] for f in found(text)] == [
+        ("PI423", Severity.ERROR, 3), ("PI423", Severity.ERROR, 4)
+    ]
