@@ -43,6 +43,7 @@ from .edits import (
 from .migrate import UNDEFINED
 from .model import Analysis
 from .pairing import causes_of, first_orphan, message_of, sends_as_user
+from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
 from .sent import NO_RESULT, request
 
 WALK_LIMIT = 10_000
@@ -61,15 +62,7 @@ def _role(a: Analysis, line: int) -> Any:
 
 def tool_calls(a: Analysis, line: int) -> list[dict[str, Any]]:
     """The ``toolCall`` blocks (with a string id) of the assistant message on ``line``."""
-    message = message_of(a.infos[line].obj)
-    content = message.get("content") if message.get("role") == "assistant" else None
-    if not isinstance(content, list):
-        return []
-    return [
-        b
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("id"), str)
-    ]
+    return pairing_tool_calls(a.infos[line].obj)
 
 
 def _answers(a: Analysis, line: int) -> Any:
@@ -252,12 +245,7 @@ def narrow_edit(a: Analysis, edit: int) -> list[TextEdit] | None:
     if target is None or _role(a, target) != "assistant":
         return None
     full = a.value(target)
-    content = message_of(full).get("content") if isinstance(full, dict) else None
-    calls = [
-        b
-        for b in content or ()
-        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("id"), str)
-    ]
+    calls = pairing_tool_calls(full) if isinstance(full, dict) else []
     replacement = obj.get("replacement")
     if not calls or (replacement is not None and not isinstance(replacement, dict)):
         return None

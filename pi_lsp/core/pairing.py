@@ -74,15 +74,23 @@ def message_of(obj: dict[str, Any]) -> dict[str, Any]:
     return message if obj.get("type") == "message" and isinstance(message, dict) else {}
 
 
-def _call_ids(obj: dict[str, Any]) -> list[str | None]:
-    """The ids of the tool calls an assistant message entry holds. Only a string id names
-    a call: pi-ai pairs results with calls by id, and a provider rejects a missing one."""
+def tool_calls(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``toolCall`` blocks with a string id of an assistant message entry. Only a string
+    id names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one."""
     message = message_of(obj)
     content = message.get("content")
     if message.get("role") != "assistant" or not isinstance(content, list):
         return []
-    ids = (b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-    return [i for i in ids if isinstance(i, str)]
+    return [
+        b
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("id"), str)
+    ]
+
+
+def _call_ids(obj: dict[str, Any]) -> list[str]:
+    """The ids of the tool calls an assistant message entry holds (:func:`tool_calls`)."""
+    return [b["id"] for b in tool_calls(obj)]
 
 
 def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
@@ -278,14 +286,8 @@ def _orphan_in(
         message = message_of(a.infos[line].obj)
         role = message.get("role")
         ref = message.get("toolCallId")
-        if role == "assistant" and isinstance(message.get("content"), list):
-            calls.update(
-                b["id"]
-                for b in message["content"]
-                if isinstance(b, dict)
-                and b.get("type") == "toolCall"
-                and isinstance(b.get("id"), str)
-            )
+        if role == "assistant":
+            calls.update(_call_ids(a.infos[line].obj))
         elif role == "toolResult" and isinstance(ref, str) and ref not in calls:
             owner = next((ln for ln in above if holds_call(a.infos[ln].obj, ref)), None)
             return line, owner
