@@ -44,6 +44,7 @@ from .findings import sort_key
 from .header import read_header
 from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
+from .migrate import js_truthy
 from .model import HUGE_LINE, SLIM_KEEP, Analysis, Cancelled, Options
 from .text import SplitText, split_lines
 from .tree import Tree, build_tree
@@ -295,7 +296,7 @@ def _analyze(
         infos = previous.infos[:start] + infos
         cache = {**previous.cache, **cache}
     analysis = Analysis(
-        split, infos, fmt, version, header_line, Tree(), [], path, options, cache, ctx
+        split, infos, fmt, version, header_line, path=path, options=options, cache=cache, context=ctx
     )
     changed = _links_changed(analysis, previous)
     grown = None
@@ -306,8 +307,9 @@ def _analyze(
         analysis.tree = previous.tree
         analysis.link_findings = previous.link_findings
         analysis.link_views = previous.link_views
-        # what an append extends holds values and spans of the lines: only if none changed
-        analysis.link_state = None if changed else previous.link_state
+        # what an append extends holds values and spans of the lines, and some line always
+        # changed (the header, as the first non-blank line, is checked afresh): drop it
+        analysis.link_state = None
     elif grown is not None:
         assert previous is not None
         analysis.tree = grown[0]
@@ -400,33 +402,18 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
     """
     obj = info.obj
     message = obj.get("message")
-    role = call_id = stop = None
-    calls: tuple[tuple[int, Any], ...] = ()
-    if isinstance(message, dict):
-        role, call_id, stop = (
-            _tagged(message.get("role")),
-            _tagged(message.get("toolCallId")),
-            _tagged(message.get("stopReason")),
-        )
-        content = message.get("content")
-        if isinstance(content, list):
-            calls = tuple(
-                (n, _tagged(block.get("id")))
-                for n, block in enumerate(content)
-                if isinstance(block, dict) and block.get("type") == "toolCall"
-            )
     replacement = obj.get("replacement", 0)
     replaced = replacement.get("content") if isinstance(replacement, dict) else None
+    checkpoint = obj.get("systemMessage")
     return (
         info.kind,
         info.value is not None,
-        isinstance(message, dict),
-        # what the context pi sends depends on (pairing.py, context_edits.py)
+        # what the context pi sends depends on (pairing.py, context_edits.py, sent.py)
         replacement is None,
         _block_ids(replaced),
-        isinstance(message, dict) and bool(message.get("excludeFromContext")),
-        bool(obj.get("summary")),
-        "systemMessage" in obj,
+        js_truthy(obj.get("summary")),
+        _message_facts(message),
+        js_truthy(checkpoint) and _message_facts(checkpoint),
         *(
             _tagged(obj.get(key))
             for key in (
@@ -443,9 +430,27 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
         ),
         "id" in obj,
         "parentId" in obj,
-        role,
-        call_id,
-        stop,
+    )
+
+
+def _message_facts(message: Any) -> tuple[Any, ...] | None:
+    """What the links read of a message (an entry's, or a compaction's checkpoint): its
+    role, result id, stop reason, exclusion and the position and id of each tool call."""
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    calls: tuple[tuple[int, Any], ...] = ()
+    if isinstance(content, list):
+        calls = tuple(
+            (n, _tagged(block.get("id")))
+            for n, block in enumerate(content)
+            if isinstance(block, dict) and block.get("type") == "toolCall"
+        )
+    return (
+        _tagged(message.get("role")),
+        _tagged(message.get("toolCallId")),
+        _tagged(message.get("stopReason")),
+        js_truthy(message.get("excludeFromContext")),
         calls,
     )
 

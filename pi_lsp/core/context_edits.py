@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .lines import Kind
+from .migrate import js_truthy
 
 if TYPE_CHECKING:
     from .model import Analysis
@@ -53,7 +54,7 @@ def _messages_of(obj: dict[str, Any]) -> list[Any]:
         return ["custom"]
     if etype == "branch_summary":
         summary = obj.get("summary")
-        return ["branchSummary"] if summary not in (None, "", 0, False) else []
+        return ["branchSummary"] if js_truthy(summary) else []
     if etype == "compaction":
         # its checkpoint system message, when it has one, is not editable either
         return ["compactionSummary"]

@@ -70,8 +70,8 @@ class Analysis:
     fmt: str
     version: int
     header_line: int | None
-    tree: Tree
-    findings: list[Finding]
+    tree: Tree = field(default_factory=Tree)
+    findings: list[Finding] = field(default_factory=list)
     path: str | None = None
     options: Options = field(default_factory=Options)
     cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)

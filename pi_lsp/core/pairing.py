@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import context
 from .findings import Finding, Related, Severity, Span
-from .migrate import pi_accepts
+from .migrate import js_truthy, pi_accepts
 from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
 
 if TYPE_CHECKING:
@@ -104,10 +104,10 @@ def sends_as_user(obj: dict[str, Any]) -> bool:
     if etype == "custom_message":
         return True
     if etype == "branch_summary":
-        return obj.get("summary") not in (None, "", 0, False)
+        return js_truthy(obj.get("summary"))
     message = message_of(obj)
     role = message.get("role")
-    if role == "bashExecution" and message.get("excludeFromContext") not in (None, False, 0, ""):
+    if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
         return False
     return isinstance(role, str) and role in USER_ROLES
 
@@ -310,7 +310,7 @@ def _owner(a: Analysis, result: int, memo: dict[int, Owned]) -> Owned:
     """
     tree = a.tree
     walked: list[int] = []
-    found: Owned = None
+    found: Owned
     line = tree.parent.get(result)
     while line is not None and line not in memo:
         if message_of(a.infos[line].obj).get("role") == "assistant":

@@ -3,6 +3,7 @@ values of huge lines, and the parses it reuses."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -10,9 +11,9 @@ import pytest
 
 import pi_lsp.core.analysis as analysis_module
 import pi_lsp.core.lines as lines_module
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.lines import LineInfo
-from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP
+from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP, Options
 
 from .pi_sessions import doc, entry, header, js, user
 
@@ -139,3 +140,43 @@ def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
 def test_a_document_of_blank_lines_is_a_v1_session_without_header(text: str) -> None:
     a = analyze(text)
     assert (a.fmt, a.version, a.header_line) == ("pi", 1, None)
+
+
+@pytest.mark.parametrize("with_header", [True, False], ids=["header", "no-header"])
+def test_progress_counts_the_lines_done_out_of_all(
+    monkeypatch: pytest.MonkeyPatch, with_header: bool
+) -> None:
+    # without a header every line is parsed before any is checked: two passes report
+    monkeypatch.setattr(analysis_module, "_TICK", 500)
+    lines = [user(f"{n:08x}", None if n == 0 else f"{n - 1:08x}", "x" * 40) for n in range(60)]
+    text = doc(*([header()] if with_header else []), *lines)
+    reports: list[tuple[int, int]] = []
+    analyze(text, progress=lambda done, total: reports.append((done, total)))
+    total = len(text.split("\n"))
+    assert len(reports) >= 5
+    assert all(type(done) is int and 0 < done <= t == total for done, t in reports)
+    passes = 1 + sum(b[0] < a[0] for a, b in itertools.pairwise(reports))
+    assert passes == (1 if with_header else 2)
+
+
+def test_a_file_is_analysed_under_its_name_and_options(tmp_path: Any) -> None:
+    text = doc(header(), user(A, None, "x" * 300))
+    path = tmp_path / "2026-01-02T03-04-05-678Z_other-id.jsonl"
+    path.write_text(text, encoding="utf-8")
+    options = Options(large_line=200)
+    got = analyze_file(str(path), options)
+    want = analyze(text, str(path), options)
+    assert got.path == str(path) and got.options == options
+    assert {"PI104", "PI500"} <= {f.code for f in got.findings}
+    assert got.findings == want.findings
+
+
+def test_a_file_that_grew_is_analysed_from_the_previous_analysis(tmp_path: Any) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(doc(header(), user(A, None), user(B, A)), encoding="utf-8")
+    before = analyze_file(str(path))
+    with path.open("a", encoding="utf-8") as out:
+        out.write(user("c" * 8, B) + "\n")
+    after = analyze_file(str(path), previous=before)
+    assert after.infos[1] is before.infos[1]  # kept, not parsed and checked again
+    assert after.findings == analyze_file(str(path)).findings

@@ -7,6 +7,7 @@ appended entry can bring (or take away from an earlier one) is made once, determ
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from pi_lsp.core import links
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.model import Analysis
 
-from .pi_sessions import assistant, entry, header, js, result, user
+from .pi_sessions import assistant, entry, header, hook, js, result, user
 
 CHECK, EXTEND = links.check, links.extend
 
@@ -255,3 +256,54 @@ def test_an_appended_second_result_names_the_nearest_first_one() -> None:
     same(after, fresh(text))
     (f,) = [f for f in after.findings if f.code == "PI422" and f.span.line == 5]
     assert "the first is on line 4" in f.message
+
+
+def _widened(line: str) -> str:
+    """``line`` with every value two columns further right (no link changes)."""
+    return "{  " + line[1:]
+
+
+EDITED = [
+    # a call with an interloper; an aborted turn and a context edit on branches off the
+    # resumed path; a bash run and a custom message between calls and results
+    [
+        user("a", None), assistant("b", "a", calls=("c1",)), user("i", "b", "wait"),
+        result("r", "i", "c1"), assistant("f", "a", calls=("c2",), stop="aborted"),
+        result("g", "f", "c2"), entry("context_edit", "e", "g", targetId="f", replacement=None),
+        assistant("h", "r", calls=("c3",)), hook("k", "h"), result("m", "k", "c3"),
+    ],
+    [user("a", None), assistant("b", "a", calls=("c1", "c2")), result("r", "b", "c1")],
+]
+"""Sessions whose pairing leaves findings on some lines and candidates on others."""
+
+
+@pytest.mark.parametrize("start", EDITED, ids=["branches", "open-call"])
+def test_an_append_after_an_edit_that_moves_columns_gives_a_fresh_analysis(
+    start: list[str],
+) -> None:
+    """Typing in a line that no link reads keeps the links, but not what an append extends
+    (it holds the lines' values and places): the next append gives a fresh analysis'
+    findings, ranges and related places."""
+    ids = [json.loads(line)["id"] for line in start]
+    steps = [
+        *(user("n", parent, "next") for parent in ids),
+        *(result("n", ids[-1], call) for call in ("c1", "c2", "c3")),
+        assistant("n", ids[-1], calls=("c1",)),
+    ]
+    base = analyze("\n".join([header(3), *start]) + "\n")
+    for i in range(len(start)):
+        lines = [header(3), *start]
+        lines[i + 1] = _widened(lines[i + 1])
+        edited = "\n".join(lines) + "\n"
+        before = analyze(edited, previous=base)
+        for step in steps:
+            after, _ = appended(before, edited + step + "\n")
+            same(after, fresh(edited + step + "\n"))
+
+
+def test_an_append_after_the_same_text_again_extends_the_links() -> None:
+    text = "\n".join([header(3), *EDITED[0]]) + "\n"
+    again = analyze(text, previous=analyze(text))
+    after, extended = appended(again, text + user("n", "m", "next") + "\n")
+    assert extended
+    same(after, fresh(text + user("n", "m", "next") + "\n"))

@@ -29,7 +29,7 @@ FIXTURES = sorted(p for d in ("broken", "fixed") for p in (DATA / d).glob("pi4*.
 FIELDS: list[tuple[str | int, ...]] = [
     ("type",), ("id",), ("parentId",), ("firstKeptEntryId",), ("firstKeptEntryIndex",),
     ("targetId",), ("fromId",), ("label",), ("parentSession",), ("summary",),
-    ("systemMessage",), ("replacement",), ("message",), ("message", "role"),
+    ("systemMessage",), ("systemMessage", "role"), ("replacement",), ("message",), ("message", "role"),
     ("message", "toolCallId"), ("message", "stopReason"), ("message", "excludeFromContext"),
     ("message", "content"),
 ]
@@ -40,18 +40,24 @@ GONE = object()
 
 MORE: dict[tuple[str | int, ...], list[Any]] = {
     ("message", "stopReason"): ["error", "aborted"],
-    ("message", "excludeFromContext"): [True, False],
+    ("message", "excludeFromContext"): [True, False, [], {}],
+    ("summary",): ["", [], {}],
+    ("systemMessage", "role"): ["toolResult", "system"],
 }
 """Values worth trying for some fields, besides null, another line's value and a new string."""
 
 ADDED: dict[str, tuple[tuple[str | int, ...], Any]] = {
     "session": (("parentSession",), "/tmp/other.jsonl"),
     "context_edit": (("replacement",), None),
+    "compaction": (("systemMessage",), {"role": "toolResult", "toolCallId": "t9", "content": []}),
 }
 """A field added to entries of a type that lack it."""
 
 _BASH = {"role": "bashExecution", "command": "ls", "output": "", "exitCode": 0,
          "cancelled": False, "truncated": False, "timestamp": 1, "excludeFromContext": False}
+_EXCLUDED = {**_BASH, "excludeFromContext": True}
+_EXCLUDED_AS_JS_DOES = {**_BASH, "excludeFromContext": []}  # an empty array is truthy in JS
+_CHECKPOINT = {"role": "system", "content": "", "timestamp": 1}
 _KEEP_CALL = {"content": [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}]}
 WRITTEN = {
     # a bash run between a call and its result (sent unless excluded), a context edit
@@ -60,6 +66,27 @@ WRITTEN = {
         header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
         entry("message", "c" * 8, "b" * 8, message=_BASH), result("d" * 8, "c" * 8, "t1"),
         assistant("e" * 8, "d" * 8), user("f" * 8, "a" * 8, "elsewhere"),
+    ),
+    "bash-excluded-between": doc(
+        header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
+        entry("message", "c" * 8, "b" * 8, message=_EXCLUDED), result("d" * 8, "c" * 8, "t1"),
+        entry("message", "e" * 8, "d" * 8, message=_EXCLUDED_AS_JS_DOES),
+        assistant("f" * 8, "e" * 8, calls=("t2",)),
+        entry("message", "g" * 8, "f" * 8, message=_EXCLUDED_AS_JS_DOES),
+        result("h" * 8, "g" * 8, "t2"),
+    ),
+    "summary-between": doc(
+        # a branch summary with no text is not sent, so it does not come between
+        header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
+        entry("branch_summary", "c" * 8, "b" * 8, fromId="a" * 8, summary=""),
+        result("d" * 8, "c" * 8, "t1"),
+    ),
+    "v3-compaction-checkpoint": doc(
+        header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
+        result("c" * 8, "b" * 8, "t1"), assistant("d" * 8, "c" * 8),
+        entry("compaction", "e" * 8, "d" * 8, summary="s", firstKeptEntryId="b" * 8,
+              tokensBefore=9, systemMessage=_CHECKPOINT),
+        user("f" * 8, "e" * 8),
     ),
     "edit-keeps-call": doc(
         header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),

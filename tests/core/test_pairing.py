@@ -561,3 +561,40 @@ def test_only_a_string_or_a_missing_id_names_a_call() -> None:
     assert [f[:3] for f in found(text)] == [
         ("PI423", Severity.ERROR, 3), ("PI423", Severity.ERROR, 4)
     ]
+
+
+def test_a_result_below_a_run_another_result_walked_finds_the_same_interloper() -> None:
+    # the first result (answering no call of the turn) walks up past the user message; its
+    # sibling below the same message finds the turn and the interloper all the same
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1", "t2")), user(C, B, "wait"),
+        result(D, C, "zz"), result(E, C, "t2"), user(F, A, "elsewhere"),
+    )
+    got = found(text)
+    assert [f[:3] for f in got] == [("PI425", Severity.WARNING, 3), ("PI420", Severity.ERROR, 4)]
+    assert [r[0] for r in got[0][5]] == [2, 5]  # the turn holding the call, and the result
+
+
+def test_a_call_answered_twice_after_an_edit_that_adds_it() -> None:
+    # the tree holds no call 't1' (PI420, no PI422), but the edit's content sends one
+    kept = {"content": [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}]}
+    text = doc(
+        header(), user(A, None), assistant(B, A), edit(C, B, B, kept), result(D, C, "t1"),
+        result(E, D, "t1"),
+    )
+    (pi423,) = [f for f in found(text) if f[0] == "PI423"]
+    assert pi423[:3] == ("PI423", Severity.ERROR, 5)
+    assert pi423[4] == (
+        RESUMED + "tool call 't1' is answered a second time here in the context pi sends; " + REJECT
+    )
+
+
+def test_an_edit_on_the_resumed_path_is_judged_only_by_the_resumed_context() -> None:
+    # the first edit would orphan the result, but the newer one on the same path wins; the
+    # first is no leaf pi could resume from, so it is not judged as one
+    kept = {"content": [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}]}
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        assistant(D, C), edit(E, D, B), edit(F, E, B, kept), user(G, F, "go on"),
+    )
+    assert found(text) == []
