@@ -180,3 +180,21 @@ def test_a_file_that_grew_is_analysed_from_the_previous_analysis(tmp_path: Any) 
     after = analyze_file(str(path), previous=before)
     assert after.infos[1] is before.infos[1]  # kept, not parsed and checked again
     assert after.findings == analyze_file(str(path)).findings
+
+
+def test_emptying_the_last_line_makes_the_line_above_the_last_one() -> None:
+    # a line cut off mid-object is PI001 inside the file, PI002 as its last line
+    torn = user(A, None)[:-9]
+    before = analyze(doc(header(), torn, user(B, A)))
+    text = doc(header(), torn, "")
+    after = analyze(text, previous=before)
+    assert [f.code for f in after.findings if f.span.line == 1] == ["PI002"]
+    assert after.findings == analyze(text).findings
+
+
+def test_entries_written_below_a_lone_header_give_a_fresh_analysis() -> None:
+    before = analyze(doc(header()))
+    text = doc(header(), user(A, None), user(B, A), user("c" * 8, "x" * 8))
+    after = analyze(text, previous=before)
+    fresh = analyze(text)
+    assert after.findings == fresh.findings and after.tree == fresh.tree
