@@ -57,13 +57,9 @@ _REUSE_LIMIT = 256
 
 
 def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
-    """Find the header (the first line that parses, as pi does) and read format/version."""
-    first = next((i for i, info in enumerate(infos) if info.parsed), None)
-    header_line = None
-    if first is not None and infos[first].kind is Kind.HEADER:
-        header_line = first
-    else:
-        header_line = next((i for i, info in enumerate(infos) if info.kind is Kind.HEADER), None)
+    """Find the header (the first header line: pi takes the first line that parses, and
+    refuses the file when that is no header, PI100) and read format/version."""
+    header_line = next((i for i, info in enumerate(infos) if info.kind is Kind.HEADER), None)
     if header_line is None:
         has_ids = any(info.kind is Kind.ENTRY and "id" in info.obj for info in infos)
         return "pi", 3 if has_ids else 1, None
@@ -77,7 +73,7 @@ _SLIM_DEPTH = 64
 def _slim(value: Any, depth: int = 0) -> Any:
     """``value`` with every string longer than :data:`SLIM_KEEP` cut to that length."""
     if isinstance(value, str):
-        return value[:SLIM_KEEP] if len(value) > SLIM_KEEP else value
+        return value[:SLIM_KEEP]
     if depth >= _SLIM_DEPTH:
         return value
     if isinstance(value, dict):

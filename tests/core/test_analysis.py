@@ -11,6 +11,7 @@ import pytest
 
 import pi_lsp.core.analysis as analysis_module
 import pi_lsp.core.lines as lines_module
+from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.lines import LineInfo
 from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP, Options
@@ -198,3 +199,19 @@ def test_entries_written_below_a_lone_header_give_a_fresh_analysis() -> None:
     after = analyze(text, previous=before)
     fresh = analyze(text)
     assert after.findings == fresh.findings and after.tree == fresh.tree
+
+
+def test_typing_in_a_message_keeps_the_links_and_their_views(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = doc(header(), user(A, None, "hello"), user(B, A), user("c" * 8, B))
+    before = analyze(text)
+    index = refs.index(before)
+
+    def again(a: Any) -> Any:
+        raise AssertionError("the links were analysed again")
+
+    monkeypatch.setattr(links, "check", again)
+    after = analyze(text.replace("hello", "hello there"), previous=before)
+    assert after.tree is before.tree and after.link_findings is before.link_findings
+    assert refs.index(after) is index

@@ -583,7 +583,7 @@ def test_a_call_answered_twice_after_an_edit_that_adds_it() -> None:
         result(E, D, "t1"),
     )
     (pi423,) = [f for f in found(text) if f[0] == "PI423"]
-    assert pi423[:3] == ("PI423", Severity.ERROR, 5)
+    assert pi423[:4] == ("PI423", Severity.ERROR, 5, '"t1"')
     assert pi423[4] == (
         RESUMED + "tool call 't1' is answered a second time here in the context pi sends; " + REJECT
     )
