@@ -598,3 +598,21 @@ def test_an_edit_on_the_resumed_path_is_judged_only_by_the_resumed_context() -> 
         assistant(D, C), edit(E, D, B), edit(F, E, B, kept), user(G, F, "go on"),
     )
     assert found(text) == []
+
+
+def test_a_call_id_twice_in_one_turn_and_unanswered_blames_no_line() -> None:
+    # pi-ai answers each open call with its own "No result provided", so the second
+    # synthetic answer is a duplicate of no line in the file
+    text = doc(header(), user(A, None), assistant(B, A, calls=("t1", "t1")), user(C, B, "go on"))
+    assert found(text) == []
+
+
+def test_a_fault_after_a_second_answer_is_still_reported() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        result(D, C, "t1"), assistant(E, D, calls=("t2",)), user(F, E, "wait"),
+        result(G, F, "t2"),
+    )
+    assert [f[:3] for f in found(text)] == [
+        ("PI422", Severity.WARNING, 4), ("PI423", Severity.ERROR, 6)
+    ]
