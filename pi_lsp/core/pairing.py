@@ -245,27 +245,22 @@ def kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
     kept = tree.ids.get(kept_id) if isinstance(kept_id, str) else None
     if kept is None or kept == c or not tree.is_ancestor(kept, c):
         return None
-    # walk up from c to kept only: the kept range is short, the path to the root long
-    span: list[int] = []
-    node: int | None = c
-    while node is not None and node != kept and len(span) <= len(tree.entries):
-        span.append(node)
-        node = tree.parent.get(node)
-    if node != kept:
-        return None
-    span.append(kept)
+    # walk up from c to kept only: the kept range is short, the path to the root long;
+    # kept is an ancestor of c, so the walk ends there and no cycle is above either
+    span = [c]
+    while span[-1] != kept:
+        parent = tree.parent[span[-1]]
+        span.append(kept if parent is None else parent)  # never None below kept
     span.reverse()
     return _orphan_in(a, span, _above(tree, kept))
 
 
 def _above(tree: Tree, line: int) -> Iterator[int]:
-    """The ancestors of ``line``, nearest first (bounded)."""
+    """The ancestors of ``line``, nearest first (``line`` is on a path from a root)."""
     node = tree.parent.get(line)
-    steps = 0
-    while node is not None and steps <= len(tree.entries):
+    while node is not None:
         yield node
         node = tree.parent.get(node)
-        steps += 1
 
 
 def first_orphan(a: Analysis, path: list[int], start: int) -> tuple[int, int | None] | None:
