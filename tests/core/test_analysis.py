@@ -3,7 +3,6 @@ values of huge lines, and the parses it reuses."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -14,7 +13,7 @@ import pi_lsp.core.lines as lines_module
 from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.lines import LineInfo
-from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP, Options
+from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP, Cancelled, Options
 
 from .pi_sessions import doc, entry, header, js, user
 
@@ -143,28 +142,6 @@ def test_a_document_of_blank_lines_is_a_v1_session_without_header(text: str) -> 
     assert (a.fmt, a.version, a.header_line) == ("pi", 1, None)
 
 
-@pytest.mark.parametrize("with_header", [True, False], ids=["header", "no-header"])
-def test_progress_counts_the_lines_done_out_of_all(
-    monkeypatch: pytest.MonkeyPatch, with_header: bool
-) -> None:
-    # without a header every line is parsed before any is checked: two passes report
-    monkeypatch.setattr(analysis_module, "_TICK", 500)
-    lines = [user(f"{n:08x}", None if n == 0 else f"{n - 1:08x}", "x" * 40) for n in range(60)]
-    text = doc(*([header()] if with_header else []), *lines)
-    reports: list[tuple[int, int]] = []
-    analyze(text, progress=lambda done, total: reports.append((done, total)))
-    total = len(text.split("\n"))
-    assert all(type(done) is int and 0 < done <= t == total for done, t in reports)
-    passes: list[list[int]] = [[]]
-    for (before, _), (done, _) in itertools.pairwise([(0, 0), *reports]):
-        if done < before:
-            passes.append([])
-        passes[-1].append(done)
-    assert len(passes) == (1 if with_header else 2)
-    # a poll about every 500 characters of new text: every third line of 182 here
-    assert all(len(done) >= len(lines) // 4 for done in passes)
-
-
 def test_a_file_is_analysed_under_its_name_and_options(tmp_path: Any) -> None:
     text = doc(header(), user(A, None, "x" * 300))
     path = tmp_path / "2026-01-02T03-04-05-678Z_other-id.jsonl"
@@ -220,3 +197,41 @@ def test_typing_in_a_message_keeps_the_links_and_their_views(
     after = analyze(text.replace("hello", "hello there"), previous=before)
     assert after.tree is before.tree and after.link_findings is before.link_findings
     assert refs.index(after) is index
+
+
+@pytest.mark.parametrize("with_header", [True, False], ids=["header", "no-header"])
+@pytest.mark.parametrize("extra", [0, 1])
+def test_progress_polls_once_a_tick_of_new_text_is_done(
+    monkeypatch: pytest.MonkeyPatch, with_header: bool, extra: int
+) -> None:
+    # entries of one length L; the first and last non-blank lines are parsed apart (as pi
+    # trims them) and count no text; a tick of L polls after every other line, of L + 1
+    # after every second one, each time with the number of lines done
+    entries = [user(f"{n:08x}", f"{n + 100:08x}") for n in range(12)]
+    monkeypatch.setattr(analysis_module, "_TICK", len(entries[0]) + extra)
+    lines = [header(), *entries] if with_header else entries
+    reports: list[tuple[int, int]] = []
+    text = doc(*lines)
+    analyze(text, progress=lambda done, total: reports.append((done, total)))
+    total = len(text.split("\n"))
+    once = [(i + 1, total) for i in range(1, len(lines) - 1) if i % (1 + extra) == 0]
+    assert reports == once * (1 if with_header else 2)  # parsed, then checked
+
+
+@pytest.mark.parametrize("polls", [1, 14], ids=["while-parsing", "while-checking"])
+def test_an_analysis_cancelled_on_the_way_is_finished_from_what_it_did(
+    monkeypatch: pytest.MonkeyPatch, polls: int
+) -> None:
+    # without a header every line is parsed first (about 10 polls here), then checked
+    monkeypatch.setattr(analysis_module, "_TICK", 300)
+    text = doc(*(user(f"{n:08x}", f"{n + 100:08x}") for n in range(20)))
+    asked = 0
+
+    def cancelled() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked == polls
+
+    with pytest.raises(Cancelled) as stopped:
+        analyze(text, cancelled=cancelled)
+    assert analyze(text, partial=stopped.value).findings == analyze(text).findings
