@@ -452,9 +452,10 @@ def _message_facts(message: Any) -> tuple[Any, ...] | None:
 
 
 def _block_ids(content: Any) -> tuple[Any, ...]:
-    """The ``(type, id)`` of each block of a content list (tool calls a replacement keeps)."""
+    """The ``(type, id)`` of each block of a content list (tool calls a replacement keeps);
+    content of any other kind holds no tool call."""
     if not isinstance(content, list):
-        return ("text",) if isinstance(content, str) else ()
+        return ()
     return tuple(
         (_tagged(b.get("type")), _tagged(b.get("id"))) if isinstance(b, dict) else None
         for b in content
