@@ -243,7 +243,7 @@ def kept_range_fault(a: Analysis, c: int) -> tuple[int, int | None] | None:
     obj = a.infos[c].obj
     kept_id = obj.get("firstKeptEntryId")
     kept = tree.ids.get(kept_id) if isinstance(kept_id, str) else None
-    if kept is None or kept == c or not tree.is_ancestor(kept, c):
+    if kept is None or not tree.is_ancestor(kept, c):  # a retain-none one keeps itself: [c]
         return None
     # walk up from c to kept only: the kept range is short, the path to the root long;
     # kept is an ancestor of c, so the walk ends there and no cycle is above either

@@ -616,3 +616,13 @@ def test_a_fault_after_a_second_answer_is_still_reported() -> None:
     assert [f[:3] for f in found(text)] == [
         ("PI422", Severity.WARNING, 4), ("PI423", Severity.ERROR, 6)
     ]
+
+
+def test_a_kept_entry_on_another_branch_is_pi410_alone() -> None:
+    # the kept result's call is above it, on its own branch: no kept range to judge
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1",)), result(C, B, "t1"),
+        user(D, A, "elsewhere"), assistant(E, D), compaction(F, E, C), user(G, F),
+    )
+    a = analyze(text)
+    assert [f.code for f in a.findings if f.code.startswith("PI4")] == ["PI410"]
