@@ -413,6 +413,7 @@ def link_facts(info: LineInfo) -> tuple[Any, ...]:
         *(
             _tagged(obj.get(key))
             for key in (
+                "version",  # the header's: pi migrates (or not) by it (migrate.source_version)
                 "type",
                 "id",
                 "parentId",

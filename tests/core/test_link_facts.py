@@ -27,7 +27,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 FIXTURES = sorted(p for d in ("broken", "fixed") for p in (DATA / d).glob("pi4*.jsonl"))
 
 FIELDS: list[tuple[str | int, ...]] = [
-    ("type",), ("id",), ("parentId",), ("firstKeptEntryId",), ("firstKeptEntryIndex",),
+    ("version",), ("type",), ("id",), ("parentId",), ("firstKeptEntryId",), ("firstKeptEntryIndex",),
     ("targetId",), ("fromId",), ("label",), ("parentSession",), ("summary",),
     ("systemMessage",), ("systemMessage", "role"), ("replacement",), ("message",), ("message", "role"),
     ("message", "toolCallId"), ("message", "stopReason"), ("message", "excludeFromContext"),
@@ -87,6 +87,17 @@ WRITTEN = {
         entry("compaction", "e" * 8, "d" * 8, summary="s", firstKeptEntryId="b" * 8,
               tokensBefore=9, systemMessage=_CHECKPOINT),
         user("f" * 8, "e" * 8),
+    ),
+    "edit-odd-blocks": doc(
+        # a replacement whose content holds a block that is no object
+        header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
+        result("c" * 8, "b" * 8, "t1"), assistant("d" * 8, "c" * 8),
+        entry("context_edit", "e" * 8, "d" * 8, targetId="b" * 8,
+              replacement={"content": ["text", *_KEEP_CALL["content"]]}),
+    ),
+    "branches": doc(
+        # read as v1 (a header version changed), entries chain in file order
+        header(), user("a" * 8, None), user("b" * 8, "a" * 8), user("c" * 8, "a" * 8),
     ),
     "edit-keeps-call": doc(
         header(), user("a" * 8, None), assistant("b" * 8, "a" * 8, calls=("t1",)),
