@@ -626,3 +626,14 @@ def test_a_kept_entry_on_another_branch_is_pi410_alone() -> None:
     )
     a = analyze(text)
     assert [f.code for f in a.findings if f.code.startswith("PI4")] == ["PI410"]
+
+
+def test_a_kept_range_from_the_second_result_names_the_turn_two_entries_up() -> None:
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1", "t2")), result(C, B, "t1"),
+        result(D, C, "t2"), assistant(E, D), compaction(F, E, D), user(G, F),
+        user(H, A, "elsewhere"),
+    )
+    (got,) = found(text)
+    assert got[:3] == ("PI424", Severity.WARNING, 6)
+    assert [r[0] for r in got[5]] == [4, 2]  # the kept result, the turn holding its call
