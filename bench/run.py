@@ -242,7 +242,7 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
                 check(line, info, a.context)
 
     def link_pass() -> None:
-        build_tree(a.infos, a.fmt, a.version, a.header_line)
+        build_tree(a.infos, a.fmt, a.version)
         links.check(a)
 
     with gc_paused():  # as analyze runs them

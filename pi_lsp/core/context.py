@@ -344,7 +344,7 @@ def is_system_message(entry: Any) -> bool:
 
 def entries_of(a: Analysis) -> list[tuple[int, Any]]:
     """pi's entries (header excluded) as ``(line, value)``, migrated when the file is v1/v2."""
-    m = migrate.plan(a)
+    m = migrate.plan(a, edits=False)
     if m is not None:
         values = migrate.migrated_values(a, m)
     else:

@@ -132,8 +132,9 @@ def _first_kept(a: Analysis, parsed: list[int], raw: Any, ids: dict[int, Any]) -
 
 def _compaction_edits(
     text: str, line: int, obj: dict[str, Any], assigned: bool, value: Any
-) -> tuple[list[TextEdit], list[tuple[str, str]]]:
-    """Edits for the index → id conversion, and pairs to set together with id/parentId."""
+) -> tuple[list[TextEdit], list[tuple[str, Any]]]:
+    """Edits for the index → id conversion, and members (key, value) to set together with
+    id/parentId."""
     if not assigned:
         return remove_members(text, line, {"firstKeptEntryIndex"}), []
     if value is UNDEFINED:
@@ -143,11 +144,15 @@ def _compaction_edits(
     if "firstKeptEntryId" not in obj and len(members) == 1:
         (_, (start, _), (_, end)) = members[0]
         return [TextEdit.replace(line, start, end, f'"firstKeptEntryId":{encoded}')], []
-    return remove_members(text, line, {"firstKeptEntryIndex"}), [("firstKeptEntryId", encoded)]
+    return remove_members(text, line, {"firstKeptEntryIndex"}), [("firstKeptEntryId", value)]
 
 
-def plan(a: Analysis) -> Migration | None:
-    """The migration of ``a`` to v3 as minimal edits, or None when pi would not migrate it."""
+def plan(a: Analysis, *, edits: bool = True) -> Migration | None:
+    """The migration of ``a`` to v3 as minimal edits, or None when pi would not migrate it.
+
+    With ``edits=False`` only what the migration does to the values is worked out (for
+    :func:`migrated_values`): locating members in the text is most of the cost.
+    """
     version = source_version(a)
     if version is None:
         return None
@@ -156,14 +161,17 @@ def plan(a: Analysis) -> Migration | None:
     parsed = parsed_lines(a)
     m = Migration(version, header_line=a.header_line)
     hl = a.header_line
-    m.edits.extend(set_members(lines[hl], hl, [("version", str(CURRENT_VERSION))], after="type"))
+    if edits:
+        m.edits.extend(
+            set_members(lines[hl], hl, [("version", str(CURRENT_VERSION))], after="type")
+        )
     if version == 1:
-        _plan_v1(a, parsed, m)
-    _plan_roles(a, parsed, m)
+        _plan_v1(a, parsed, m, edits)
+    _plan_roles(a, parsed, m, edits)
     return m
 
 
-def _plan_v1(a: Analysis, parsed: list[int], m: Migration) -> None:
+def _plan_v1(a: Analysis, parsed: list[int], m: Migration, edits: bool) -> None:
     """pi's ``migrateV1ToV2``: ids, parent chain, and firstKeptEntryIndex conversion."""
     taken: set[str] = set()
     previous: str | None = None
@@ -176,7 +184,7 @@ def _plan_v1(a: Analysis, parsed: list[int], m: Migration) -> None:
         ident = fresh_id(taken)
         m.ids[line] = ident
         m.parents[line] = previous
-        pairs = [("id", js_stringify(ident)), ("parentId", js_stringify(previous))]
+        pairs: list[tuple[str, Any]] = [("id", ident), ("parentId", previous)]
         previous = ident
         extra: list[TextEdit] = []
         if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
@@ -186,13 +194,16 @@ def _plan_v1(a: Analysis, parsed: list[int], m: Migration) -> None:
                 m.dropped_index.add(line)
                 if assigned:
                     m.first_kept[line] = value
-                extra, more = _compaction_edits(lines[line], line, obj, assigned, value)
-                pairs.extend(more)
-        m.edits.extend(set_members(lines[line], line, pairs, after="type"))
-        m.edits.extend(extra)
+                if edits:
+                    extra, more = _compaction_edits(lines[line], line, obj, assigned, value)
+                    pairs.extend(more)
+        if edits:
+            encoded = [(key, js_stringify(v)) for key, v in pairs]
+            m.edits.extend(set_members(lines[line], line, encoded, after="type"))
+            m.edits.extend(extra)
 
 
-def _plan_roles(a: Analysis, parsed: list[int], m: Migration) -> None:
+def _plan_roles(a: Analysis, parsed: list[int], m: Migration, edits: bool) -> None:
     """pi's ``migrateV2ToV3``: message role ``hookMessage`` becomes ``custom``."""
     for line in parsed:
         obj = a.infos[line].value
@@ -201,9 +212,10 @@ def _plan_roles(a: Analysis, parsed: list[int], m: Migration) -> None:
         message = obj.get("message")
         if isinstance(message, dict) and message.get("role") == "hookMessage":
             m.renamed.append(line)
-            m.edits.extend(
-                set_members(a.lines[line], line, [("role", '"custom"')], path=("message",))
-            )
+            if edits:
+                m.edits.extend(
+                    set_members(a.lines[line], line, [("role", '"custom"')], path=("message",))
+                )
 
 
 def migrated_values(a: Analysis, m: Migration) -> list[tuple[int, Any]]:

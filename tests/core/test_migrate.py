@@ -261,6 +261,49 @@ def test_migrated_values_match_the_migrated_text(text: str) -> None:
         assert value == json.loads(new[line])
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        doc(*V1, hook(None, False)),
+        doc(header(2), user("aaaaaaaa", None), user(None, False), hook("bbbbbbbb", "aaaaaaaa")),
+        doc(
+            header(None),
+            user(None, False),
+            entry("compaction", None, False, summary="S", firstKeptEntryIndex=1),
+            entry("compaction", None, False, summary="T", firstKeptEntryIndex=9),
+            entry("compaction", None, False, summary="U", firstKeptEntryIndex=0.5),
+            entry(
+                "compaction", None, False, firstKeptEntryIndex=1, firstKeptEntryId="old"
+            ),
+        ),
+    ],
+    ids=["v1", "v2", "v1-compactions"],
+)
+def test_a_plan_without_edits_migrates_the_values_alike(text: str) -> None:
+    """The link pass migrates values only (``edits=False``): same values, but for the
+    fresh ids, which map one to one."""
+    a = analyze(text)
+    full, values = migrate.plan(a), migrate.plan(a, edits=False)
+    assert full is not None and values is not None
+    assert full.edits and not values.edits
+    rename = {values.ids[line]: full.ids[line] for line in values.ids}
+    assert sorted(rename.values()) == sorted(full.ids.values())  # one to one
+    for key in ("parents", "first_kept"):
+        assert {
+            line: rename.get(v, v) if isinstance(v, str) else v
+            for line, v in getattr(values, key).items()
+        } == getattr(full, key)
+    assert (values.dropped_index, values.renamed) == (full.dropped_index, full.renamed)
+    for (line, got), (_, want) in zip(
+        migrate.migrated_values(a, values), migrate.migrated_values(a, full), strict=True
+    ):
+        if isinstance(got, dict) and line in values.ids:
+            got = {**got, "id": full.ids[line], "parentId": full.parents[line]}
+            if line in full.first_kept and isinstance(full.first_kept[line], str):
+                got["firstKeptEntryId"] = full.first_kept[line]
+        assert got == want
+
+
 def test_migrated_file_is_clean_and_keeps_the_chain() -> None:
     text = doc(*[line for line in V1 if line not in ("", "{not json")])
     _, out = migrated(text)
