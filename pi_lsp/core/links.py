@@ -157,11 +157,12 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
     """
     tree = a.tree
     last = tree.entries[-1] if tree.entries else None
+    infos = a.infos
     for n, line in enumerate(tree.entries):
-        obj = a.infos[line].obj
-        missing = [k for k in ("id", "parentId") if k not in obj]
-        if not missing:
+        obj = infos[line].obj
+        if "id" in obj and "parentId" in obj:  # nearly every entry
             continue
+        missing = [k for k in ("id", "parentId") if k not in obj]
         says: list[str] = []
         severity: Severity  # set below: the entry misses one of the two keys, or both
         if "parentId" in missing:
@@ -492,16 +493,6 @@ def _tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
     ]
 
 
-def _tool_result_id(obj: dict[str, Any]) -> str | None:
-    message = obj.get("message")
-    if obj.get("type") != "message" or not isinstance(message, dict):
-        return None
-    if message.get("role") != "toolResult":
-        return None
-    ref = message.get("toolCallId")
-    return ref if isinstance(ref, str) else None
-
-
 def _index_tools(
     a: Analysis,
     lines: list[int],
@@ -515,20 +506,28 @@ def _index_tools(
     grown: set[str] = set()
     fresh: list[tuple[str, int]] = []
     answered: set[str] = set()
+    infos = a.infos
     for line in lines:
-        obj = a.infos[line].obj
-        for block, ident in _tool_calls(obj):
-            if ident not in grown:
-                calls[ident] = list(calls.get(ident, ()))
-                grown.add(ident)
-            calls[ident].append((line, block))
-        ref = _tool_result_id(obj)
-        if ref is not None:
-            if ref not in answered:
-                results[ref] = list(results.get(ref, ()))
-                answered.add(ref)
-            results[ref].append(line)
-            fresh.append((ref, line))
+        obj = infos[line].obj
+        # a tool result answers a string toolCallId; _tool_calls reads an assistant turn's
+        message = obj.get("message")
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            for block, ident in _tool_calls(obj):
+                if ident not in grown:
+                    calls[ident] = list(calls.get(ident, ()))
+                    grown.add(ident)
+                calls[ident].append((line, block))
+        elif role == "toolResult":
+            ref = message.get("toolCallId")
+            if isinstance(ref, str):
+                if ref not in answered:
+                    results[ref] = list(results.get(ref, ()))
+                    answered.add(ref)
+                results[ref].append(line)
+                fresh.append((ref, line))
     return grown, fresh
 
 

@@ -480,21 +480,27 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
     holds its call and PI425 on an entry pi sends as a user message between them."""
     out: list[Candidate] = []
     owners: dict[int, Owned] = {}
+    infos = a.infos
     for line in lines:
-        obj = a.infos[line].obj
-        if obj.get("type") == "compaction":
+        obj = infos[line].obj
+        etype = obj.get("type")
+        if etype == "compaction":
             found = kept_range_fault(a, line)
             if found is not None:
                 out.append(Candidate(_kept_range_finding(a, line, *found), line))
-        if message_of(obj).get("role") != "toolResult":
+            continue
+        message = obj.get("message")  # what message_of reads
+        if etype != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") != "toolResult":
             continue
         owned = _owner(a, line, owners)
         if owned is None:
             continue
         owner, interloper = owned
-        stop = message_of(a.infos[owner].obj).get("stopReason")
+        stop = message_of(infos[owner].obj).get("stopReason")
         if stop in ("error", "aborted"):
-            cause = Cause("dropped", owner, line, owner, message_of(obj).get("toolCallId"))
+            cause = Cause("dropped", owner, line, owner, message.get("toolCallId"))
             # on the resumed path the request itself decided (edits may omit such results)
             out.append(Candidate(_pi423(a, cause, False), owner, line))
         if interloper is not None:

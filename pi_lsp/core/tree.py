@@ -82,19 +82,31 @@ def build(entries: list[int], id_of: dict[int, str], parent_ref: dict[int, int |
     ``parent_ref[line]`` is the parent's line, or None for a root (a null or dangling
     ``parentId``). Ids map to the last line that carries them.
     """
-    tree = Tree(entries=entries, id_of=id_of, parent=dict(parent_ref))
+    return _build(entries, id_of, dict(parent_ref))
+
+
+def _build(entries: list[int], id_of: dict[int, str], parent: dict[int, int | None]) -> Tree:
+    """:func:`build`, taking ``parent`` as it is (the caller gives it up)."""
+    tree = Tree(entries=entries, id_of=id_of, parent=parent)
+    ids = tree.ids
     for line in entries:
         ident = id_of.get(line)
         if ident is not None:
-            tree.ids[ident] = line
+            ids[ident] = line
+    roots, children = tree.roots, tree.children
     for line in entries:
-        p = tree.parent.get(line)
+        p = parent.get(line)
         if p is None:
-            tree.roots.append(line)
+            roots.append(line)
         else:
-            tree.children.setdefault(p, []).append(line)
-    _find_cycles(tree)
+            kids = children.get(p)
+            if kids is None:
+                children[p] = [line]
+            else:
+                kids.append(line)
     _number(tree)
+    if len(tree.tin) < len(entries):  # only entries no root reaches can lie on a cycle
+        _find_cycles(tree, [line for line in entries if line not in tree.tin])
     if entries:
         tree.leaf = entries[-1]
         tree.active = tree.path_to(tree.leaf)
@@ -102,10 +114,11 @@ def build(entries: list[int], id_of: dict[int, str], parent_ref: dict[int, int |
     return tree
 
 
-def _find_cycles(tree: Tree) -> None:
-    """Mark every line that lies on a parent cycle (each node has at most one parent)."""
+def _find_cycles(tree: Tree, lines: list[int]) -> None:
+    """Mark every line that lies on a parent cycle (each node has at most one parent),
+    walking up from each of ``lines``."""
     state: dict[int, int] = {}  # 1 = on the current walk, 2 = done
-    for start in tree.entries:
+    for start in lines:
         if start in state:
             continue
         walk: list[int] = []
@@ -121,25 +134,31 @@ def _find_cycles(tree: Tree) -> None:
 
 
 def _number(tree: Tree) -> None:
-    """Euler-tour numbering from the roots (iterative), plus depths."""
+    """Euler-tour numbering from the roots (iterative), plus depths.
+
+    The stack holds ``line`` to enter a node and ``~line`` (negative) to leave it.
+    """
     clock = 0
+    tin, tout, depth, children = tree.tin, tree.tout, tree.depth, tree.children
     for root in tree.roots:
-        stack: list[tuple[int, bool]] = [(root, False)]
-        tree.depth[root] = 0
+        stack = [root]
+        depth[root] = 0
         while stack:
-            node, done = stack.pop()
-            if done:
-                tree.tout[node] = clock
+            node = stack.pop()
+            if node < 0:
+                tout[~node] = clock
                 clock += 1
                 continue
-            tree.tin[node] = clock
+            tin[node] = clock
             clock += 1
-            stack.append((node, True))
-            d = tree.depth[node] + 1
-            for child in reversed(tree.children.get(node, ())):
-                if child not in tree.tin:
-                    tree.depth[child] = d
-                    stack.append((child, False))
+            stack.append(~node)
+            kids = children.get(node)
+            if kids:
+                d = depth[node] + 1
+                for child in reversed(kids):
+                    if child not in tin:
+                        depth[child] = d
+                        stack.append(child)
 
 
 def extend(
@@ -227,7 +246,8 @@ def _active(old: Tree, tree: Tree) -> list[int]:
 
 def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
     """Build the tree pi would build: v1 is a chain in file order; v2+ follows ``parentId``."""
-    entries = [i for i, info in enumerate(infos) if info.kind is Kind.ENTRY]
+    entry = Kind.ENTRY
+    entries = [i for i, info in enumerate(infos) if info.kind is entry]
     id_of: dict[int, str] = {}
     parent: dict[int, int | None] = {}
     if fmt == "pi" and version == 1:
@@ -235,14 +255,16 @@ def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
         for line in entries:
             parent[line] = previous
             previous = line
-        return build(entries, id_of, parent)
+        return _build(entries, id_of, parent)
     ids: dict[str, int] = {}
+    refs: list[object] = []
     for line in entries:
-        ident = infos[line].obj.get("id")
-        if isinstance(ident, str):
+        obj = infos[line].value  # an entry's value is an object
+        ident = obj.get("id")
+        if type(ident) is str:
             id_of[line] = ident
             ids[ident] = line
-    for line in entries:
-        ref = infos[line].obj.get("parentId")
-        parent[line] = ids.get(ref) if isinstance(ref, str) else None
-    return build(entries, id_of, parent)
+        refs.append(obj.get("parentId"))
+    for line, ref in zip(entries, refs, strict=True):
+        parent[line] = ids.get(ref) if type(ref) is str else None
+    return _build(entries, id_of, parent)
