@@ -61,16 +61,23 @@ def _get(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
 
+_LLM_ROLES = {
+    **dict.fromkeys(USER_ROLES, "user"),
+    "system": "system",
+    "assistant": "assistant",
+    "toolResult": "toolResult",
+}
+"""The role ``convertToLlm`` gives each role it sends (``bashExecution`` unless excluded)."""
+
+
 def llm_role(message: Any) -> str | None:
     """The role ``convertToLlm`` gives ``message``; None when it drops it."""
     role = _get(message, "role")
+    if not isinstance(role, str):
+        return None
     if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
         return None
-    if isinstance(role, str) and role in USER_ROLES:
-        return "user"
-    if role in ("system", "assistant", "toolResult"):
-        return str(role)
-    return None
+    return _LLM_ROLES.get(role)
 
 
 def _call_ids(message: Any) -> tuple[str, ...]:
@@ -78,56 +85,67 @@ def _call_ids(message: Any) -> tuple[str, ...]:
     if not isinstance(content, list):
         return ()
     return tuple(
-        block["id"]
-        for block in content
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(block.get("id"), str)
+        [
+            block["id"]
+            for block in content
+            if isinstance(block, dict)
+            and block.get("type") == "toolCall"
+            and isinstance(block.get("id"), str)
+        ]
     )
 
 
 def request(ctx: SessionContext) -> Request:
     """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
     out = Request()
-    pending: list[str] = []
-    answered: set[str] = set()
-    held: list[Sent] = []
+    sent = out.messages
+    pending: list[str] = []  # the calls of the last assistant turn, while any is open
+    answered: set[str] = set()  # the calls answered since ``pending`` was set
+    held: list[Sent] = []  # system messages that arrived while ``pending`` was set
 
     def close() -> None:
+        """Answer the open calls, then send the held system messages."""
         nonlocal pending, answered
-        out.messages.extend(
-            Sent("toolResult", None, answers=c) for c in pending if c not in answered
-        )
+        sent.extend(Sent("toolResult", None, answers=c) for c in pending if c not in answered)
         pending, answered = [], set()
-        out.messages.extend(held)
+        sent.extend(held)
         held.clear()
 
     for m in ctx.messages:
-        role = llm_role(m.message)
-        if role is None:
+        message = m.message  # llm_role, inline
+        role = message.get("role") if isinstance(message, dict) else None
+        if not isinstance(role, str):
             continue
-        if role == "assistant":
-            close()
-            if _get(m.message, "stopReason") in ("error", "aborted"):
+        if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+            continue
+        kind = _LLM_ROLES.get(role)
+        if kind is None:
+            continue
+        # held system messages come only while calls are open: with none, close() is a no-op
+        if kind == "assistant":
+            if pending:
+                close()
+            if message.get("stopReason") in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            calls = _call_ids(m.message)
+            calls = _call_ids(message)
             if calls:
                 pending, answered = list(calls), set()
-            out.messages.append(Sent("assistant", m.line, calls=calls))
-        elif role == "toolResult":
-            ref = _get(m.message, "toolCallId")
+            sent.append(Sent("assistant", m.line, calls))
+        elif kind == "toolResult":
+            ref = message.get("toolCallId")
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
-            out.messages.append(Sent("toolResult", m.line, answers=answer))
-        elif role == "system" and pending:
+            sent.append(Sent("toolResult", m.line, (), answer))
+        elif kind == "system" and pending:
             held.append(Sent("system", m.line))
         else:
-            if role == "user":
+            if kind == "user" and pending:
                 close()
-            out.messages.append(Sent(role, m.line))
-    close()
+            sent.append(Sent(kind, m.line))
+    if pending:
+        close()
     return out
 
 
