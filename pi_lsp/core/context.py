@@ -82,6 +82,22 @@ class ContextMessage:
         return llm_text(self.message)
 
 
+_new = object.__new__
+_set_line = vars(ContextMessage)["line"].__set__  # the slots, past the frozen __setattr__
+_set_message = vars(ContextMessage)["message"].__set__
+_set_edited = vars(ContextMessage)["edited"].__set__
+
+
+def _context_message(line: int, message: Any, edited: int | None = None) -> ContextMessage:
+    """``ContextMessage(line, message, edited)`` at half the cost: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
+    made: ContextMessage = _new(ContextMessage)
+    _set_line(made, line)
+    _set_message(made, message)
+    _set_edited(made, edited)
+    return made
+
+
 @dataclass(slots=True)
 class SessionContext:
     """What ``buildSessionProjection`` returns, plus where it came from.
@@ -398,20 +414,21 @@ def _walk(
             return None, [], False
         start = len(entries) - 1
     path: list[tuple[int, Any]] = []
-    steps = len(entries)  # a path without a cycle visits each entry at most once
-    current: int | None = start
-    while current is not None:
-        if not steps:
-            return start, _cycle_path(entries, start, by_id), True
-        steps -= 1
+    current = start
+    for _ in entries:  # a path without a cycle visits each entry at most once
         item = entries[current]
         path.append(item)
         entry = item[1]
         parent = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
         if type(parent) is str:
-            current = by_id.get(parent) if parent else None
+            above = by_id.get(parent) if parent else None
         else:
-            current = by_id.get(_key(parent)) if js_truthy(parent) else None
+            above = by_id.get(_key(parent)) if js_truthy(parent) else None
+        if above is None:
+            break
+        current = above
+    else:  # one step more than there are entries: the walk met an entry again
+        return start, _cycle_path(entries, start, by_id), True
     path.reverse()
     return start, path, False
 
@@ -504,7 +521,7 @@ def build_context(
         if edit_line is not None:
             ctx.edits[line] = edit_line
         # an edit that omits the entry projects no message, so each edited one has a replacement
-        ctx.messages.extend(ContextMessage(line, m, edit_line) for m in _project(entry, edit))
+        ctx.messages.extend(_context_message(line, m, edit_line) for m in _project(entry, edit))
     return ctx
 
 
@@ -554,9 +571,9 @@ def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]
                 content = message.get("content", UNDEFINED)
                 if content is None or content is UNDEFINED:
                     message = _null_content(message)
-            messages.append(ContextMessage(line, message))
+            messages.append(_context_message(line, message))
         elif etype != "compaction" or head:
-            messages.extend(ContextMessage(line, m) for m in _entry_messages(entry))
+            messages.extend(_context_message(line, m) for m in _entry_messages(entry))
         head = False
 
 

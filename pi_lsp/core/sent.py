@@ -47,6 +47,24 @@ class Sent:
         return self.line is None and self.role == "toolResult"
 
 
+_new = object.__new__
+_set_role = vars(Sent)["role"].__set__  # the slots, past the frozen __setattr__
+_set_line = vars(Sent)["line"].__set__
+_set_calls = vars(Sent)["calls"].__set__
+_set_answers = vars(Sent)["answers"].__set__
+
+
+def _sent(role: str, line: int | None, calls: tuple[str, ...], answers: str | None) -> Sent:
+    """``Sent(role, line, calls, answers)`` at half the cost: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
+    made: Sent = _new(Sent)
+    _set_role(made, role)
+    _set_line(made, line)
+    _set_calls(made, calls)
+    _set_answers(made, answers)
+    return made
+
+
 @dataclass(slots=True)
 class Request:
     """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
@@ -80,19 +98,17 @@ def llm_role(message: Any) -> str | None:
     return _LLM_ROLES.get(role)
 
 
-def _call_ids(message: Any) -> tuple[str, ...]:
-    content = _get(message, "content")
+def _call_ids(content: Any) -> tuple[str, ...]:
+    """The ids of the tool calls among an assistant message's ``content`` blocks (string ids)."""
     if not isinstance(content, list):
         return ()
-    return tuple(
-        [
-            block["id"]
-            for block in content
-            if isinstance(block, dict)
-            and block.get("type") == "toolCall"
-            and isinstance(block.get("id"), str)
-        ]
-    )
+    ids = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            ident = block.get("id")
+            if isinstance(ident, str):
+                ids.append(ident)
+    return tuple(ids)
 
 
 def request(ctx: SessionContext) -> Request:
@@ -106,7 +122,7 @@ def request(ctx: SessionContext) -> Request:
     def close() -> None:
         """Answer the open calls, then send the held system messages."""
         nonlocal pending, answered
-        sent.extend(Sent("toolResult", None, answers=c) for c in pending if c not in answered)
+        sent.extend(_sent("toolResult", None, (), c) for c in pending if c not in answered)
         pending, answered = [], set()
         sent.extend(held)
         held.clear()
@@ -128,22 +144,22 @@ def request(ctx: SessionContext) -> Request:
             if message.get("stopReason") in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            calls = _call_ids(message)
+            calls = _call_ids(message.get("content"))
             if calls:
                 pending, answered = list(calls), set()
-            sent.append(Sent("assistant", m.line, calls))
+            sent.append(_sent("assistant", m.line, calls, None))
         elif kind == "toolResult":
             ref = message.get("toolCallId")
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
-            sent.append(Sent("toolResult", m.line, (), answer))
+            sent.append(_sent("toolResult", m.line, (), answer))
         elif kind == "system" and pending:
-            held.append(Sent("system", m.line))
+            held.append(_sent("system", m.line, (), None))
         else:
             if kind == "user" and pending:
                 close()
-            sent.append(Sent(kind, m.line))
+            sent.append(_sent(kind, m.line, (), None))
     if pending:
         close()
     return out
