@@ -161,9 +161,9 @@ def _plain(value: Any) -> Any:
     return None if value is UNDEFINED else value
 
 
-NO_OBJECT: Mapping[str, Any] = MappingProxyType({})
+_NO_OBJECT: Mapping[str, Any] = MappingProxyType({})
 """A value that is no object, seen as one: every property is ``undefined``. Hot loops read
-``(v if isinstance(v, dict) else NO_OBJECT).get(key, UNDEFINED)``, :func:`_get` inline."""
+``(v if isinstance(v, dict) else _NO_OBJECT).get(key, UNDEFINED)``, :func:`_get` inline."""
 
 
 def _get(value: Any, key: str) -> Any:
@@ -384,7 +384,7 @@ def entries_of(a: Analysis) -> list[tuple[int, Any]]:
     else:
         infos = a.infos
         values = [(line, infos[line].value) for line in migrate.parsed_lines(a)]
-    return [lv for lv in values if not (isinstance(lv[1], dict) and lv[1].get("type") == "session")]
+    return [(line, v) for line, v in values if not (isinstance(v, dict) and v.get("type") == "session")]
 
 
 def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
@@ -500,7 +500,7 @@ def build_context(
     ctx.leaf, leaf = entries[start]
     ctx.leaf_id = _get(leaf, "id")
     ctx.path = [line for line, _ in path]
-    compaction, edited = _settings(ctx, path)
+    compaction, edited = _read_path(ctx, path)
     if compaction < 0:
         selected = path
         ctx.entries = list(ctx.path)
@@ -525,17 +525,17 @@ def build_context(
     return ctx
 
 
-def _settings(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, bool]:
-    """Set the thinking level and model after ``path`` (the last change wins) on ``ctx``;
-    return the position of the newest compaction on it (-1: none) and whether it holds a
-    context edit."""
+def _read_path(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, bool]:
+    """One pass over ``path``: set ``ctx``'s thinking level and model to what they are
+    after it (the last change wins; ``ctx``'s own when it changes neither), and return the
+    position of the newest compaction on it (-1: none) and whether it holds a context edit."""
     thinking = ctx.thinking_level
     source: Any = None  # the object the model comes from: a model change or a message
     model_key = "modelId"  # the key of its model id there
     compaction = -1
     edited = False
     for n, (_, entry) in enumerate(path):
-        e = entry if isinstance(entry, dict) else NO_OBJECT
+        e = entry if isinstance(entry, dict) else _NO_OBJECT
         etype = e.get("type", UNDEFINED)
         if etype == "message":
             message = e.get("message", UNDEFINED)
@@ -563,7 +563,7 @@ def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]
     entry's (``sessionEntryToContextMessages``), a compaction's only at the head."""
     head = True
     for line, entry in selected:
-        e = entry if isinstance(entry, dict) else NO_OBJECT
+        e = entry if isinstance(entry, dict) else _NO_OBJECT
         etype = e.get("type", UNDEFINED)
         if etype == "message":  # the common case, as _entry_messages reads it
             message = e.get("message", UNDEFINED)
@@ -614,7 +614,7 @@ def extend_context(
         lines = [line for line, _ in new]
         out.path.extend(lines)
         out.entries.extend(lines)
-        _settings(out, new)
+        _read_path(out, new)
         _add_messages(out.messages, new)
     return out
 
