@@ -115,30 +115,29 @@ def request(ctx: SessionContext) -> Request:
     """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
     out = Request()
     sent = out.messages
-    pending: list[str] = []  # the calls of the last assistant turn, while any is open
-    answered: set[str] = set()  # the calls answered since ``pending`` was set
+    pending: tuple[str, ...] = ()  # the calls of the last assistant turn, while any is open
+    answered: set[str] = set()  # the calls answered since ``pending`` was set (only read then)
     held: list[Sent] = []  # system messages that arrived while ``pending`` was set
 
     def close() -> None:
         """Answer the open calls, then send the held system messages."""
-        nonlocal pending, answered
-        sent.extend(_sent("toolResult", None, (), c) for c in pending if c not in answered)
-        pending, answered = [], set()
-        sent.extend(held)
-        held.clear()
+        nonlocal pending
+        for call in pending:
+            if call not in answered:
+                sent.append(_sent("toolResult", None, (), call))
+        pending = ()
+        if held:
+            sent.extend(held)
+            held.clear()
 
+    # convertToLlm's role (llm_role) read inline, then transformMessages; held system
+    # messages come only while calls are open, so with none open close() has nothing to do
     for m in ctx.messages:
-        message = m.message  # llm_role, inline
-        role = message.get("role") if isinstance(message, dict) else None
-        if not isinstance(role, str):
-            continue
-        if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
-            continue
-        kind = _LLM_ROLES.get(role)
-        if kind is None:
-            continue
-        # held system messages come only while calls are open: with none, close() is a no-op
-        if kind == "assistant":
+        message = m.message
+        if not isinstance(message, dict):
+            continue  # no role: dropped
+        role = message.get("role")
+        if role == "assistant":
             if pending:
                 close()
             if message.get("stopReason") in ("error", "aborted"):
@@ -146,20 +145,22 @@ def request(ctx: SessionContext) -> Request:
                 continue
             calls = _call_ids(message.get("content"))
             if calls:
-                pending, answered = list(calls), set()
+                pending, answered = calls, set()
             sent.append(_sent("assistant", m.line, calls, None))
-        elif kind == "toolResult":
+        elif role == "toolResult":
             ref = message.get("toolCallId")
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
             sent.append(_sent("toolResult", m.line, (), answer))
-        elif kind == "system" and pending:
-            held.append(_sent("system", m.line, (), None))
-        else:
-            if kind == "user" and pending:
+        elif role == "system":
+            (held if pending else sent).append(_sent("system", m.line, (), None))
+        elif isinstance(role, str) and role in USER_ROLES:
+            if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+                continue
+            if pending:
                 close()
-            sent.append(_sent(kind, m.line, (), None))
+            sent.append(_sent("user", m.line, (), None))
     if pending:
         close()
     return out
