@@ -530,8 +530,7 @@ def _read_path(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, b
     after it (the last change wins; ``ctx``'s own when it changes neither), and return the
     position of the newest compaction on it (-1: none) and whether it holds a context edit."""
     thinking = ctx.thinking_level
-    source: Any = None  # the object the model comes from: a model change or a message
-    model_key = "modelId"  # the key of its model id there
+    model: tuple[Any, str] | None = None  # where the model is read: an object, its id's key
     compaction = -1
     edited = False
     for n, (_, entry) in enumerate(path):
@@ -540,20 +539,21 @@ def _read_path(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, b
         if etype == "message":
             message = e.get("message", UNDEFINED)
             if isinstance(message, dict) and message.get("role", UNDEFINED) == "assistant":
-                source, model_key = message, "model"
+                model = (message, "model")
         elif etype == "thinking_level_change":
             thinking = e.get("thinkingLevel", UNDEFINED)
         elif etype == "model_change":
-            source, model_key = e, "modelId"
+            model = (e, "modelId")
         elif etype == "compaction":
             compaction = n
         elif etype == "context_edit":
             edited = True
     ctx.thinking_level = thinking
-    if source is not None:
+    if model is not None:
+        source, model_id = model
         ctx.model = {
             "provider": source.get("provider", UNDEFINED),
-            "modelId": source.get(model_key, UNDEFINED),
+            "modelId": source.get(model_id, UNDEFINED),
         }
     return compaction, edited
 
