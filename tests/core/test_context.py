@@ -319,6 +319,19 @@ def test_a_walk_into_a_cycle_keeps_the_entries_up_to_the_first_met_again() -> No
     assert not ctx.cycle and ctx.path == [1, 2, 3]
 
 
+def test_a_message_entry_whose_message_is_no_object_gives_it_as_it_is() -> None:
+    # pi: `message.role` of a string, number or array is undefined: [message], unchanged
+    values: list[object] = ["text", 7, ["x"], False]
+    lines = [header(), user(A, None)]
+    for n, value in enumerate(values):
+        lines.append(raw(type="message", id=f"{n}" * 8, parentId=A if n == 0 else f"{n - 1}" * 8,
+                         message=value))
+    ctx = session_context(analyze(doc(*lines)))
+    assert [m.message for m in ctx.messages][1:] == values
+    assert [m.role for m in ctx.messages] == ["user", None, None, None, None]
+    assert ctx.messages[1].title == "(not a message)" and ctx.messages[1].text is None
+
+
 def test_duplicate_ids_resolve_to_the_last_entry() -> None:
     text = doc(header(), user(A, None, "first"), user(A, None, "second"), user(B, A))
     ctx = session_context(analyze(text))
