@@ -28,7 +28,9 @@ the walk stops and ``cycle`` is set.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from . import migrate
@@ -78,6 +80,22 @@ class ContextMessage:
     def text(self) -> str | None:
         """What pi sends for it (:func:`llm_text`); None when ``convertToLlm`` drops it."""
         return llm_text(self.message)
+
+
+_new = object.__new__
+_set_line = vars(ContextMessage)["line"].__set__  # the slots, past the frozen __setattr__
+_set_message = vars(ContextMessage)["message"].__set__
+_set_edited = vars(ContextMessage)["edited"].__set__
+
+
+def _context_message(line: int, message: Any, edited: int | None = None) -> ContextMessage:
+    """``ContextMessage(line, message, edited)`` at half the cost: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
+    made: ContextMessage = _new(ContextMessage)
+    _set_line(made, line)
+    _set_message(made, message)
+    _set_edited(made, edited)
+    return made
 
 
 @dataclass(slots=True)
@@ -143,6 +161,11 @@ def _plain(value: Any) -> Any:
     return None if value is UNDEFINED else value
 
 
+_NO_OBJECT: Mapping[str, Any] = MappingProxyType({})
+"""A value that is no object, seen as one: every property is ``undefined``. Hot loops read
+``(v if isinstance(v, dict) else _NO_OBJECT).get(key, UNDEFINED)``, :func:`_get` inline."""
+
+
 def _get(value: Any, key: str) -> Any:
     """``value[key]`` with JavaScript's ``undefined`` for anything missing."""
     if isinstance(value, dict):
@@ -151,9 +174,14 @@ def _get(value: Any, key: str) -> Any:
 
 
 def _key(value: Any) -> Any:
-    """A dict key with JavaScript ``Map`` semantics (SameValueZero; objects by identity)."""
+    """A dict key with JavaScript ``Map`` semantics (SameValueZero; objects by identity).
+
+    A string is its own key (hot loops skip the call for strings: ``k if type(k) is str
+    else _key(k)``); every other value's key is a tuple, so ``"1"``, ``1`` and ``True``
+    stay three keys.
+    """
     if type(value) is str:  # ids: the common case first
-        return ("s", value)
+        return value
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, int | float):
@@ -270,14 +298,8 @@ def _entry_messages(entry: Any) -> list[Any]:
     etype = _get(entry, "type")
     if etype == "message":
         message = _get(entry, "message")
-        role = _get(message, "role")
-        if role == "system" and _get(message, "content") in (None, UNDEFINED):
-            return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult") and _get(message, "content") in (
-            None,
-            UNDEFINED,
-        ):
-            return [{**message, "content": []}]
+        if _get(message, "content") in (None, UNDEFINED):
+            return [_null_content(message)]
         return [message]
     if etype == "custom_message":
         content = _get(entry, "content")
@@ -310,6 +332,18 @@ def _entry_messages(entry: Any) -> list[Any]:
         checkpoint = _get(entry, "systemMessage")
         return [checkpoint, summary] if js_truthy(checkpoint) else [summary]
     return []
+
+
+def _null_content(message: Any) -> Any:
+    """The message of a ``message`` entry whose content is null or missing, as pi reads it:
+    an empty string for a system message, no blocks for a user, assistant or tool result
+    message, any other as it is."""
+    role = _get(message, "role")
+    if role == "system":
+        return {**message, "content": ""}
+    if role in ("user", "assistant", "toolResult"):
+        return {**message, "content": []}
+    return message
 
 
 def _project(entry: Any, edit: Any) -> list[Any]:
@@ -348,15 +382,17 @@ def entries_of(a: Analysis) -> list[tuple[int, Any]]:
     if m is not None:
         values = migrate.migrated_values(a, m)
     else:
-        values = [(line, a.infos[line].value) for line in migrate.parsed_lines(a)]
-    return [(line, v) for line, v in values if _get(v, "type") != "session"]
+        infos = a.infos
+        values = [(line, infos[line].value) for line in migrate.parsed_lines(a)]
+    return [(line, v) for line, v in values if not (isinstance(v, dict) and v.get("type") == "session")]
 
 
 def entry_index(entries: list[tuple[int, Any]]) -> dict[Any, int]:
     """pi's ``byId`` over ``entries``: id → position (the last entry with an id wins)."""
     by_id: dict[Any, int] = {}
     for n, (_, value) in enumerate(entries):
-        by_id[entry_key(value)] = n
+        ident = value.get("id", UNDEFINED) if isinstance(value, dict) else UNDEFINED
+        by_id[ident if type(ident) is str else _key(ident)] = n
     return by_id
 
 
@@ -367,8 +403,9 @@ def entry_key(entry: Any) -> Any:
 
 def _walk(
     entries: list[tuple[int, Any]], leaf_id: Any, by_id: dict[Any, int]
-) -> tuple[int | None, list[int], bool]:
-    """The leaf's index, the path (indices root → leaf) and whether a cycle stopped the walk."""
+) -> tuple[int | None, list[tuple[int, Any]], bool]:
+    """The leaf's index, the path (items of ``entries``, root → leaf) and whether a cycle
+    stopped the walk."""
     start: int | None = None
     if leaf_id is not UNDEFINED and js_truthy(leaf_id):
         start = by_id.get(_key(leaf_id))
@@ -376,29 +413,55 @@ def _walk(
         if not entries:
             return None, [], False
         start = len(entries) - 1
-    path: list[int] = []
-    seen: set[int] = set()
-    current: int | None = start
-    while current is not None:
-        if current in seen:
-            path.reverse()
-            return start, path, True
-        seen.add(current)
-        path.append(current)
-        parent = _get(entries[current][1], "parentId")
-        current = by_id.get(_key(parent)) if js_truthy(parent) else None
+    path: list[tuple[int, Any]] = []
+    current = start
+    for _ in entries:  # a path without a cycle visits each entry at most once
+        item = entries[current]
+        path.append(item)
+        entry = item[1]
+        parent = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+        if type(parent) is str:
+            above = by_id.get(parent) if parent else None
+        else:
+            above = by_id.get(_key(parent)) if js_truthy(parent) else None
+        if above is None:
+            break
+        current = above
+    else:  # one step more than there are entries: the walk met an entry again
+        return start, _cycle_path(entries, start, by_id), True
     path.reverse()
     return start, path, False
 
 
+def _cycle_path(
+    entries: list[tuple[int, Any]], start: int, by_id: dict[Any, int]
+) -> list[tuple[int, Any]]:
+    """The path of a walk from ``start`` that meets a parent cycle: the entries up to the
+    first one met again, root-most first."""
+    path: list[tuple[int, Any]] = []
+    seen: set[int] = set()
+    current: int | None = start
+    while current is not None and current not in seen:
+        seen.add(current)
+        path.append(entries[current])
+        parent = _get(entries[current][1], "parentId")
+        current = by_id.get(_key(parent)) if js_truthy(parent) else None
+    path.reverse()
+    return path
+
+
 def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
     """pi's ``buildContextEntries`` over a path (``(line, entry)`` root → leaf)."""
-    compaction: Any = UNDEFINED
-    for _, entry in path:
+    at = -1
+    for n, (_, entry) in enumerate(path):
         if _get(entry, "type") == "compaction":
-            compaction = entry
-    if compaction is UNDEFINED:
-        return list(path)
+            at = n
+    return list(path) if at < 0 else _compacted(path, at)
+
+
+def _compacted(path: list[tuple[int, Any]], at: int) -> list[tuple[int, Any]]:
+    """:func:`context_entries` of ``path`` whose newest compaction is ``path[at]``."""
+    compaction = path[at][1]
     c_id = _get(compaction, "id")
     # the compaction is on the path and its id is _same as itself: pi's findIndex always
     # finds an index, so its "< 0" fallback (the whole path) never applies
@@ -428,20 +491,25 @@ def build_context(
     """
     if leaf_id is None:
         return SessionContext()
-    start, indices, cycle = _walk(
+    start, path, cycle = _walk(
         entries, leaf_id, entry_index(entries) if by_id is None else by_id
     )
     ctx = SessionContext(cycle=cycle)
     if start is None:
         return ctx
-    ctx.leaf = entries[start][0]
-    ctx.leaf_id = _get(entries[start][1], "id")
-    path = [entries[n] for n in indices]
+    ctx.leaf, leaf = entries[start]
+    ctx.leaf_id = _get(leaf, "id")
     ctx.path = [line for line, _ in path]
-    for _, entry in path:
-        _settings(ctx, entry)
-    selected = context_entries(path)
-    ctx.entries = [line for line, _ in selected]
+    compaction, edited = _read_path(ctx, path)
+    if compaction < 0:
+        selected = path
+        ctx.entries = list(ctx.path)
+    else:
+        selected = _compacted(path, compaction)
+        ctx.entries = [line for line, _ in selected]
+    if not edited:  # no context edit on the path, so none among the selected entries
+        _add_messages(ctx.messages, selected)
+        return ctx
     edits: dict[Any, tuple[int, Any]] = {}
     for line, entry in selected:
         if _get(entry, "type") == "context_edit":
@@ -453,20 +521,60 @@ def build_context(
         if edit_line is not None:
             ctx.edits[line] = edit_line
         # an edit that omits the entry projects no message, so each edited one has a replacement
-        ctx.messages.extend(ContextMessage(line, m, edit_line) for m in _project(entry, edit))
+        ctx.messages.extend(_context_message(line, m, edit_line) for m in _project(entry, edit))
     return ctx
 
 
-def _settings(ctx: SessionContext, entry: Any) -> None:
-    """The thinking level and model after ``entry`` on the path (the last change wins)."""
-    etype = _get(entry, "type")
-    if etype == "thinking_level_change":
-        ctx.thinking_level = _get(entry, "thinkingLevel")
-    elif etype == "model_change":
-        ctx.model = {"provider": _get(entry, "provider"), "modelId": _get(entry, "modelId")}
-    elif etype == "message" and _get(_get(entry, "message"), "role") == "assistant":
-        message = _get(entry, "message")
-        ctx.model = {"provider": _get(message, "provider"), "modelId": _get(message, "model")}
+def _read_path(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, bool]:
+    """One pass over ``path``: set ``ctx``'s thinking level and model to what they are
+    after it (the last change wins; ``ctx``'s own when it changes neither), and return the
+    position of the newest compaction on it (-1: none) and whether it holds a context edit."""
+    thinking = ctx.thinking_level
+    model: tuple[Any, str] | None = None  # where the model is read: an object, its id's key
+    compaction = -1
+    edited = False
+    for n, (_, entry) in enumerate(path):
+        e = entry if isinstance(entry, dict) else _NO_OBJECT
+        etype = e.get("type", UNDEFINED)
+        if etype == "message":
+            message = e.get("message", UNDEFINED)
+            if isinstance(message, dict) and message.get("role", UNDEFINED) == "assistant":
+                model = (message, "model")
+        elif etype == "thinking_level_change":
+            thinking = e.get("thinkingLevel", UNDEFINED)
+        elif etype == "model_change":
+            model = (e, "modelId")
+        elif etype == "compaction":
+            compaction = n
+        elif etype == "context_edit":
+            edited = True
+    ctx.thinking_level = thinking
+    if model is not None:
+        source, model_id = model
+        ctx.model = {
+            "provider": source.get("provider", UNDEFINED),
+            "modelId": source.get(model_id, UNDEFINED),
+        }
+    return compaction, edited
+
+
+def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]]) -> None:
+    """Append the messages of the context entries ``selected`` when no edit applies: each
+    entry's (``sessionEntryToContextMessages``), a compaction's only at the head."""
+    head = True
+    for line, entry in selected:
+        e = entry if isinstance(entry, dict) else _NO_OBJECT
+        etype = e.get("type", UNDEFINED)
+        if etype == "message":  # the common case, as _entry_messages reads it
+            message = e.get("message", UNDEFINED)
+            if isinstance(message, dict):
+                content = message.get("content", UNDEFINED)
+                if content is None or content is UNDEFINED:
+                    message = _null_content(message)
+            messages.append(_context_message(line, message))
+        elif etype != "compaction" or head:
+            messages.extend(_context_message(line, m) for m in _entry_messages(entry))
+        head = False
 
 
 def extend_context(
@@ -480,6 +588,16 @@ def extend_context(
     end."""
     if ctx.cycle or ctx.leaf is None:  # the context of no entries has no leaf either
         return None
+    new = entries[start:]
+    for n, (_, entry) in enumerate(new, start):
+        parent = _get(entry, "parentId")
+        if (
+            _get(entry, "type") in ("compaction", "context_edit")
+            or not js_truthy(parent)
+            or by_id.get(_key(parent)) != n - 1
+            or by_id.get(entry_key(entry)) != n
+        ):
+            return None
     out = SessionContext(
         thinking_level=ctx.thinking_level,
         model=ctx.model,
@@ -490,21 +608,14 @@ def extend_context(
         edits=dict(ctx.edits),
         messages=list(ctx.messages),
     )
-    for n in range(start, len(entries)):
-        line, entry = entries[n]
-        parent = _get(entry, "parentId")
-        if (
-            _get(entry, "type") in ("compaction", "context_edit")
-            or not js_truthy(parent)
-            or by_id.get(_key(parent)) != n - 1
-            or by_id.get(entry_key(entry)) != n
-        ):
-            return None
-        out.leaf, out.leaf_id = line, _get(entry, "id")
-        out.path.append(line)
-        out.entries.append(line)
-        _settings(out, entry)
-        out.messages.extend(ContextMessage(line, m) for m in _entry_messages(entry))
+    if new:
+        out.leaf, leaf = new[-1]
+        out.leaf_id = _get(leaf, "id")
+        lines = [line for line, _ in new]
+        out.path.extend(lines)
+        out.entries.extend(lines)
+        _read_path(out, new)
+        _add_messages(out.messages, new)
     return out
 
 

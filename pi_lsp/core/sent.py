@@ -47,6 +47,24 @@ class Sent:
         return self.line is None and self.role == "toolResult"
 
 
+_new = object.__new__
+_set_role = vars(Sent)["role"].__set__  # the slots, past the frozen __setattr__
+_set_line = vars(Sent)["line"].__set__
+_set_calls = vars(Sent)["calls"].__set__
+_set_answers = vars(Sent)["answers"].__set__
+
+
+def _sent(role: str, line: int | None, calls: tuple[str, ...], answers: str | None) -> Sent:
+    """``Sent(role, line, calls, answers)`` at half the cost: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
+    made: Sent = _new(Sent)
+    _set_role(made, role)
+    _set_line(made, line)
+    _set_calls(made, calls)
+    _set_answers(made, answers)
+    return made
+
+
 @dataclass(slots=True)
 class Request:
     """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
@@ -61,73 +79,90 @@ def _get(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
 
+_LLM_ROLES = {
+    **dict.fromkeys(USER_ROLES, "user"),
+    "system": "system",
+    "assistant": "assistant",
+    "toolResult": "toolResult",
+}
+"""The role ``convertToLlm`` gives each role it sends (``bashExecution`` unless excluded)."""
+
+
 def llm_role(message: Any) -> str | None:
     """The role ``convertToLlm`` gives ``message``; None when it drops it."""
     role = _get(message, "role")
+    if not isinstance(role, str):
+        return None
     if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
         return None
-    if isinstance(role, str) and role in USER_ROLES:
-        return "user"
-    if role in ("system", "assistant", "toolResult"):
-        return str(role)
-    return None
+    return _LLM_ROLES.get(role)
 
 
-def _call_ids(message: Any) -> tuple[str, ...]:
-    content = _get(message, "content")
+def _call_ids(content: Any) -> tuple[str, ...]:
+    """The ids of the tool calls among an assistant message's ``content`` blocks (string ids)."""
     if not isinstance(content, list):
         return ()
-    return tuple(
-        block["id"]
-        for block in content
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(block.get("id"), str)
-    )
+    ids = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            ident = block.get("id")
+            if isinstance(ident, str):
+                ids.append(ident)
+    return tuple(ids)
 
 
 def request(ctx: SessionContext) -> Request:
     """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
     out = Request()
-    pending: list[str] = []
-    answered: set[str] = set()
-    held: list[Sent] = []
+    sent = out.messages
+    pending: tuple[str, ...] = ()  # the calls of the last assistant turn, while any is open
+    answered: set[str] = set()  # the calls answered since ``pending`` was set (only read then)
+    held: list[Sent] = []  # system messages that arrived while ``pending`` was set
 
     def close() -> None:
-        nonlocal pending, answered
-        out.messages.extend(
-            Sent("toolResult", None, answers=c) for c in pending if c not in answered
-        )
-        pending, answered = [], set()
-        out.messages.extend(held)
-        held.clear()
+        """Answer the open calls, then send the held system messages."""
+        nonlocal pending
+        for call in pending:
+            if call not in answered:
+                sent.append(_sent("toolResult", None, (), call))
+        pending = ()
+        if held:
+            sent.extend(held)
+            held.clear()
 
+    # convertToLlm's role (llm_role) read inline, then transformMessages; held system
+    # messages come only while calls are open, so with none open close() has nothing to do
     for m in ctx.messages:
-        role = llm_role(m.message)
-        if role is None:
-            continue
+        message = m.message
+        if not isinstance(message, dict):
+            continue  # no role: dropped
+        role = message.get("role")
         if role == "assistant":
-            close()
-            if _get(m.message, "stopReason") in ("error", "aborted"):
+            if pending:
+                close()
+            if message.get("stopReason") in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            calls = _call_ids(m.message)
+            calls = _call_ids(message.get("content"))
             if calls:
-                pending, answered = list(calls), set()
-            out.messages.append(Sent("assistant", m.line, calls=calls))
+                pending, answered = calls, set()
+            sent.append(_sent("assistant", m.line, calls, None))
         elif role == "toolResult":
-            ref = _get(m.message, "toolCallId")
+            ref = message.get("toolCallId")
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
-            out.messages.append(Sent("toolResult", m.line, answers=answer))
-        elif role == "system" and pending:
-            held.append(Sent("system", m.line))
-        else:
-            if role == "user":
+            sent.append(_sent("toolResult", m.line, (), answer))
+        elif role == "system":
+            (held if pending else sent).append(_sent("system", m.line, (), None))
+        elif isinstance(role, str) and role in USER_ROLES:
+            if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
+                continue
+            if pending:
                 close()
-            out.messages.append(Sent(role, m.line))
-    close()
+            sent.append(_sent("user", m.line, (), None))
+    if pending:
+        close()
     return out
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import (
+    ContextMessage,
     SessionContext,
     build_context,
     entries_of,
@@ -304,6 +305,33 @@ def test_cycle_stops_the_walk() -> None:
     assert [line for _, line in roles(ctx)] == [1, 2, 3]
 
 
+def test_a_walk_into_a_cycle_keeps_the_entries_up_to_the_first_met_again() -> None:
+    # D's parent C and C's parent B form a loop D's walk enters from outside; A is no part
+    text = doc(header(), user(A, None), user(B, C), user(C, B), user(D, C))
+    ctx = session_context(analyze(text))
+    assert ctx.cycle and ctx.path == [2, 3, 4] and ctx.leaf == 4
+    assert [line for _, line in roles(ctx)] == [2, 3, 4]
+    # an entry that is its own parent is a cycle of one
+    ctx = session_context(analyze(doc(header(), user(A, None), user(B, B))))
+    assert ctx.cycle and ctx.path == [2]
+    # a path through every entry without a cycle is no cycle
+    ctx = session_context(analyze(doc(header(), user(A, None), user(B, A), user(C, B))))
+    assert not ctx.cycle and ctx.path == [1, 2, 3]
+
+
+def test_a_message_entry_whose_message_is_no_object_gives_it_as_it_is() -> None:
+    # pi: `message.role` of a string, number or array is undefined: [message], unchanged
+    values: list[object] = ["text", 7, ["x"], False]
+    lines = [header(), user(A, None)]
+    for n, value in enumerate(values):
+        lines.append(raw(type="message", id=f"{n}" * 8, parentId=A if n == 0 else f"{n - 1}" * 8,
+                         message=value))
+    ctx = session_context(analyze(doc(*lines)))
+    assert [m.message for m in ctx.messages][1:] == values
+    assert [m.role for m in ctx.messages] == ["user", None, None, None, None]
+    assert ctx.messages[1].title == "(not a message)" and ctx.messages[1].text is None
+
+
 def test_duplicate_ids_resolve_to_the_last_entry() -> None:
     text = doc(header(), user(A, None, "first"), user(A, None, "second"), user(B, A))
     ctx = session_context(analyze(text))
@@ -531,6 +559,26 @@ def test_a_context_extended_by_children_of_the_leaf_is_the_one_pi_builds() -> No
     assert got is not None and got.thinking_level == "high" and got.leaf == 7
     assert got.model == {"provider": "anthropic", "modelId": "m2"}
     assert [m.line for m in got.messages] == [2, 3, 4, 7] and got.path == list(range(1, 8))
+
+
+def test_a_context_extended_by_entries_that_change_no_setting_keeps_them() -> None:
+    got, want = grown(result(D, C, "t"), entry("label", E, D, targetId=B, label="x"))
+    assert got == want
+    assert got is not None and got.thinking_level == "low" and got.leaf == 5
+    assert got.model == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
+    assert [m.line for m in got.messages] == [2, 3, 4] and got.entries == list(range(1, 6))
+
+
+def test_the_messages_of_a_context_are_context_messages_with_every_field() -> None:
+    # the projection builds its messages past ContextMessage.__init__ (see _context_message)
+    text = doc(header(), user(A, None), assistant(B, A, "long"), edit(C, B, B, {"content": "x"}))
+    ctx = session_context(analyze(text))
+    edited = {**ctx.messages[1].message}
+    assert ctx.messages == [
+        ContextMessage(1, ctx.messages[0].message, None),
+        ContextMessage(2, edited, 3),
+    ]
+    assert repr(ctx.messages[0]).startswith("ContextMessage(line=1, message={")
 
 
 def test_an_extended_context_keeps_the_edits_of_the_one_it_grows() -> None:

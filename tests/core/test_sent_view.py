@@ -109,32 +109,70 @@ def _shape(req: Request) -> list[tuple[str, int | None, Any]]:
     return [(m.role, m.line, m.calls if m.role == "assistant" else m.answers) for m in req.messages]
 
 
-@pytest.mark.parametrize(
-    ("message", "role"),
-    [
-        (USER, "user"),
-        ({"role": "custom", "content": "x"}, "user"),
-        ({"role": "hookMessage", "content": "x"}, "user"),
-        ({"role": "branchSummary", "summary": "x"}, "user"),
-        ({"role": "compactionSummary", "summary": "x"}, "user"),
-        ({"role": "bashExecution", "command": "ls"}, "user"),
-        ({"role": "bashExecution", "command": "ls", "excludeFromContext": False}, "user"),
-        ({"role": "bashExecution", "command": "ls", "excludeFromContext": 0}, "user"),
-        ({"role": "bashExecution", "command": "ls", "excludeFromContext": True}, None),
-        ({"role": "bashExecution", "command": "ls", "excludeFromContext": "yes"}, None),
-        ({"role": "custom", "excludeFromContext": True}, "user"),
-        (SYSTEM, "system"),
-        ({"role": "assistant"}, "assistant"),
-        ({"role": "toolResult"}, "toolResult"),
-        ({"role": "developer"}, None),
-        ({"role": ["user"]}, None),
-        ({"content": "no role"}, None),
-        ("user", None),
-        (None, None),
-    ],
-)
+ROLES: list[tuple[Any, str | None]] = [
+    (USER, "user"),
+    ({"role": "custom", "content": "x"}, "user"),
+    ({"role": "hookMessage", "content": "x"}, "user"),
+    ({"role": "branchSummary", "summary": "x"}, "user"),
+    ({"role": "compactionSummary", "summary": "x"}, "user"),
+    ({"role": "bashExecution", "command": "ls"}, "user"),
+    ({"role": "bashExecution", "command": "ls", "excludeFromContext": False}, "user"),
+    ({"role": "bashExecution", "command": "ls", "excludeFromContext": 0}, "user"),
+    ({"role": "bashExecution", "command": "ls", "excludeFromContext": True}, None),
+    ({"role": "bashExecution", "command": "ls", "excludeFromContext": "yes"}, None),
+    ({"role": "custom", "excludeFromContext": True}, "user"),
+    (SYSTEM, "system"),
+    ({"role": "assistant"}, "assistant"),
+    ({"role": "toolResult"}, "toolResult"),
+    ({"role": "developer"}, None),
+    ({"role": ["user"]}, None),
+    ({"content": "no role"}, None),
+    ("user", None),
+    (None, None),
+]
+"""Messages and the role ``convertToLlm`` sends each as (None: dropped)."""
+
+
+@pytest.mark.parametrize(("message", "role"), ROLES)
 def test_the_role_convert_to_llm_sends_a_message_as(message: Any, role: str | None) -> None:
     assert llm_role(message) == role
+
+
+@pytest.mark.parametrize(("message", "role"), ROLES)
+def test_the_request_sends_a_message_as_llm_role_says(message: Any, role: str | None) -> None:
+    # request() reads the role inline: it must agree with llm_role on every message
+    req = request(_ctx(USER, message, USER))
+    sent = [] if role is None else [(role, 2, () if role == "assistant" else None)]
+    assert _shape(req)[1:-1] == sent
+
+
+def test_the_request_is_made_of_sent_messages_with_every_field() -> None:
+    # request() builds its messages past Sent.__init__ (see _sent)
+    req = request(_ctx(USER, _asst("a", "b"), _res("a"), SYSTEM, _asst(), {"role": "custom"}))
+    assert req.messages == [
+        Sent("user", 1),
+        Sent("assistant", 2, calls=("a", "b")),
+        Sent("toolResult", 3, answers="a"),
+        Sent("toolResult", None, answers="b"),
+        Sent("system", 4),
+        Sent("assistant", 5),
+        Sent("user", 6),
+    ]
+    assert [hash(m) for m in req.messages] == [
+        hash(Sent(m.role, m.line, m.calls, m.answers)) for m in req.messages
+    ]
+    assert repr(req.messages[1]) == "Sent(role='assistant', line=2, calls=('a', 'b'), answers=None)"
+
+
+def test_a_result_while_no_call_is_open_answers_no_later_call() -> None:
+    req = request(_ctx(USER, _res("a"), _asst("a"), USER))
+    assert _shape(req) == [
+        ("user", 1, None),
+        ("toolResult", 2, "a"),
+        ("assistant", 3, ("a",)),
+        ("toolResult", None, "a"),
+        ("user", 4, None),
+    ]
 
 
 def test_dropped_messages_are_not_sent() -> None:
