@@ -201,24 +201,23 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
 def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     """Line-local findings for a parsed line under a format context.
 
-    An entry line of a known type is first tried on a fast path, inlined here (a call
-    costs as much as several lookups): one schema validation and a few lookups answer
-    "nothing to report" for the common line, and anything that could be a finding (a large
-    line, a lone surrogate, a field one of the entry checks looks at, a schema violation)
-    goes to the full checks below, which decide.
+    An entry of a known type is first tried on a fast path, inlined here (a call costs as
+    much as several lookups): one schema validation (see :func:`schema.verdict_validator`)
+    and a few lookups answer "nothing to report" for the common line; anything that could
+    be a finding (a large line, a lone surrogate, a field one of the entry checks looks at,
+    a schema violation) goes to :func:`full_check`, which decides.
     """
     if info.kind is Kind.ENTRY:
         global _last_plan
         last = _last_plan  # (read once: another thread may replace it)
-        if last[0] is ctx:
-            plan = last[1]
-        else:
-            plan = _entry_validators(ctx.fmt, ctx.version)
-            _last_plan = (ctx, plan)
-        validator = plan.get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
+        if last[0] is not ctx:
+            last = _last_plan = (ctx, *_entry_validators(ctx.fmt, ctx.version))
+        validator = last[1].get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
         obj = info.value
         message = obj.get("message")
         role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(role, str) and info.type == "message":
+            validator = last[2].get(role, validator)  # that role's definition only
         if (
             validator is not _NOT_KNOWN  # else PI004
             and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
@@ -232,6 +231,11 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
                     return []
             except UnicodeEncodeError:  # a lone surrogate escape: schema.validate copies
                 pass
+    return full_check(text, info, ctx)
+
+
+def full_check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
+    """:func:`check` without its fast path: every check, finding or not."""
     issues: list[Issue] = []
     _check_size(text, ctx, issues)
     _check_encoding(text, info, issues)
@@ -248,7 +252,11 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
 
 _NOT_KNOWN: Any = object()
 """What :func:`_entry_validators` holds for an entry type the format does not know."""
-_last_plan: tuple[Context | None, dict[str, Validator | None]] = (None, {})
+_last_plan: tuple[Context | None, dict[str, Validator | None], dict[str, Validator]] = (
+    None,
+    {},
+    {},
+)
 """The context :func:`check` saw last and its validators (one per analysis)."""
 
 
@@ -262,14 +270,17 @@ def _no_surrogate(text: str) -> bool:
 
 
 @functools.cache
-def _entry_validators(fmt: str, version: int) -> dict[str, Validator | None]:
-    """The schema validator of each entry type a format knows (None: the schema of this
-    version does not define it, so :func:`_check_schema` finds nothing)."""
+def _entry_validators(
+    fmt: str, version: int
+) -> tuple[dict[str, Validator | None], dict[str, Validator]]:
+    """The verdict validators (:func:`schema.verdict_validator`) of each entry type a format
+    knows (None: the schema of this version does not define it, so :func:`_check_schema`
+    finds nothing), and those of message entries by role."""
     key = schema.schema_key(fmt, version)
-    if fmt == "pi":
-        return {name: schema.validator(key, name) for name in pi_entry_types()}
-    defined = schema.load_schema(key)["$defs"]
-    return {name: schema.validator(key, name) for name in defined}
+    names = pi_entry_types() if fmt == "pi" else schema.load_schema(key)["$defs"]
+    plan = {name: schema.verdict_validator(key, name) for name in names}
+    roles = schema.message_verdict_validators(key) if plan.get("message") is not None else {}
+    return plan, roles
 
 
 _SPACE_NAMES = {
