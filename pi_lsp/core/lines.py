@@ -12,13 +12,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from . import limits, schema, schema_info
 from .codes import CODES
 from .findings import Severity
-from .jsonl import JS_SPACE, ParseError, locate, parse_line
+from .jsonl import JS_SPACE, ParseError, locate, parse_line, parse_rejected
 from .limits import MIB
+
+if TYPE_CHECKING:
+    from jsonschema_rs import Validator
 
 HEADER_TYPES = frozenset({"session", "session_header"})
 
@@ -31,6 +36,11 @@ class Kind(Enum):
     OTHER = "other"
     HEADER = "header"
     ENTRY = "entry"
+
+
+_BLANK, _INVALID, _HEADER, _ENTRY = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.ENTRY
+"""The kinds the hot paths test, as module globals (``Kind.ENTRY`` goes through the enum's
+metaclass: several times the cost of a global lookup)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,7 @@ class LineInfo:
     @property
     def parsed(self) -> bool:
         """True when ``JSON.parse`` accepts the line (pi keeps it, whatever the value)."""
-        return self.kind is not Kind.BLANK and self.kind is not Kind.INVALID
+        return self.kind is not _BLANK and self.kind is not _INVALID
 
     @property
     def obj(self) -> dict[str, Any]:
@@ -104,9 +114,21 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
     line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
     refuses the whole file, which :func:`check` reports), so the rest is still analysed.
     """
-    if is_blank(text):
+    if text[:1] == "{":  # nearly every line: not blank, and orjson decides at once
+        try:  # on the UTF-8 bytes, as parse_line does (see there why)
+            value = orjson.loads(text if text.isascii() else text.encode("utf-8", "surrogatepass"))
+        except orjson.JSONDecodeError:
+            value, error = parse_rejected(text)
+        else:
+            if isinstance(value, dict):
+                etype = value.get("type")
+                if isinstance(etype, str):
+                    return LineInfo(_HEADER if etype in HEADER_TYPES else _ENTRY, value, etype)
+            return LineInfo(Kind.OTHER, value)
+    elif is_blank(text):
         return LineInfo(Kind.BLANK)
-    value, error = parse_line(text)
+    else:
+        value, error = parse_line(text)
     if error is not None:
         lead = JS_SPACE.match(text) if first else None
         trail = _JS_SPACE_END.search(text) if last else None
@@ -181,7 +203,43 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
 
 
 def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
-    """Line-local findings for a parsed line under a format context."""
+    """Line-local findings for a parsed line under a format context.
+
+    An entry of a known type is first tried on a fast path, inlined here (a call costs as
+    much as several lookups): one schema validation (see :func:`schema.verdict_validator`)
+    and a few lookups answer "nothing to report" for the common line; anything that could
+    be a finding (a large line, a lone surrogate, a field one of the entry checks looks at,
+    a schema violation) goes to :func:`full_check`, which decides.
+    """
+    if info.kind is _ENTRY:
+        global _last_plan
+        last = _last_plan  # (read once: another thread may replace it)
+        if last[0] is not ctx:
+            last = _last_plan = (ctx, *_entry_validators(ctx.fmt, ctx.version))
+        validator = last[1].get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
+        obj = info.value
+        message = obj.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(role, str) and info.type == "message":
+            validator = last[2].get(role, validator)  # that role's definition only
+        if (
+            validator is not _NOT_KNOWN  # else PI004
+            and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
+            and (text.isascii() or _no_surrogate(text))  # else maybe PI001
+            and not ("firstKeptEntryIndex" in obj and obj["type"] == "compaction")  # PI302
+            and role != "hookMessage"  # PI301
+            and not (role == "assistant" and message.get("stopReason") == "pending")  # PI201
+        ):
+            try:
+                if validator is None or validator.is_valid(obj):  # else PI200
+                    return []
+            except UnicodeEncodeError:  # a lone surrogate escape: schema.validate copies
+                pass
+    return full_check(text, info, ctx)
+
+
+def full_check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
+    """:func:`check` without its fast path: every check, finding or not."""
     issues: list[Issue] = []
     _check_size(text, ctx, issues)
     _check_encoding(text, info, issues)
@@ -194,6 +252,39 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
             issues.append(_header_after_space(text, info.edge_space))
         _check_schema(text, info, ctx, "header", issues)
     return issues
+
+
+_NOT_KNOWN: Any = object()
+"""What :func:`_entry_validators` holds for an entry type the format does not know."""
+_last_plan: tuple[Context | None, dict[str, Validator | None], dict[str, Validator]] = (
+    None,
+    {},
+    {},
+)
+"""The context :func:`check` saw last and its validators (one per analysis)."""
+
+
+def _no_surrogate(text: str) -> bool:
+    """True when ``text`` holds no lone surrogate (so no PI001: see :func:`_check_encoding`)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@functools.cache
+def _entry_validators(
+    fmt: str, version: int
+) -> tuple[dict[str, Validator | None], dict[str, Validator]]:
+    """The verdict validators (:func:`schema.verdict_validator`) of each entry type a format
+    knows (None: the schema of this version does not define it, so :func:`_check_schema`
+    finds nothing), and those of message entries by role."""
+    key = schema.schema_key(fmt, version)
+    names = pi_entry_types() if fmt == "pi" else schema.load_schema(key)["$defs"]
+    plan = {name: schema.verdict_validator(key, name) for name in names}
+    roles = schema.message_verdict_validators(key) if plan.get("message") is not None else {}
+    return plan, roles
 
 
 _SPACE_NAMES = {

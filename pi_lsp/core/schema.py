@@ -95,6 +95,161 @@ def _registry(key: str) -> Registry:
     return jsonschema_rs.Registry([(schema["$id"], schema)])
 
 
+_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment", "default", "deprecated"})
+"""Keywords that never change a verdict (and every ``x-`` keyword of pi-lsp's own)."""
+
+
+def verdict_validator(key: str, name: str) -> Validator | None:
+    """A validator that finds a value valid exactly when :func:`validator` does, and faster;
+    its errors are not shown (the findings describe the errors of :func:`validator`).
+
+    It validates against a lean copy of the schema (see :func:`_lean`).
+    """
+    if not has_definition(key, name):
+        return None
+    return _verdict(key, name)
+
+
+def message_verdict_validators(key: str) -> dict[str, Validator]:
+    """For each role of ``AgentMessage``: a validator with :func:`verdict_validator`'s
+    verdict on a message entry whose ``message`` is an object with that role, faster still:
+    it checks the message against that role's definition alone, without the test of each
+    role that ``AgentMessage`` makes. Empty when the schema has no such dispatch."""
+    return {role: _verdict(key, f"message@{role}") for role in _lean(key)[2]}
+
+
+@functools.cache
+def _verdict(key: str, name: str) -> Validator:
+    import jsonschema_rs
+
+    doc_id, registry, _ = _lean(key)
+    ref = {"$schema": load_schema(key)["$schema"], "$ref": f"{doc_id}#/$defs/{name}"}
+    check: Validator = jsonschema_rs.validator_for(ref, registry=registry)
+    return check
+
+
+@functools.cache
+def _lean(key: str) -> tuple[str, Registry, tuple[str, ...]]:
+    """A copy of schema ``key`` that gives every value the same verdict, with less work.
+
+    Annotations are dropped, and each ``if`` of a discriminated ``allOf`` (``if`` the object
+    has this constant under this required property, ``then`` ...) tests the constant alone:
+    the schema holding the ``allOf`` requires an object with that property itself, so where
+    the dropped tests fail it fails anyway. And when a ``message`` entry's message is an
+    ``AgentMessage`` dispatched on ``role`` that way, ``$defs/message@<role>`` is the entry
+    with that role's ``then`` in its place: for a message object with that role, the
+    ``AgentMessage`` of an allowed role holds exactly when the ``then`` of its role holds.
+    Returns the copy's id, its registry and the roles with such a definition.
+    """
+    import jsonschema_rs
+
+    doc = _simplified(_lean_copy(load_schema(key)))
+    doc["$id"] = f"urn:pi-lsp:lean:{key}"
+    defs = doc["$defs"]
+    roles: dict[str, list[Any]] = {}
+    entry = defs.get("message")
+    agent = defs.get("AgentMessage")
+    if (
+        isinstance(entry, dict)
+        and isinstance(entry.get("properties"), dict)
+        and entry["properties"].get("message") == {"$ref": "#/$defs/AgentMessage"}
+        and isinstance(agent, dict)
+    ):
+        roles = _role_dispatch(agent) or {}
+    for role, thens in roles.items():
+        variant = {**entry, "properties": {**entry["properties"]}}
+        variant["properties"]["message"] = thens[0] if len(thens) == 1 else {"allOf": thens}
+        defs[f"message@{role}"] = variant
+    return doc["$id"], jsonschema_rs.Registry([(doc["$id"], doc)]), tuple(roles)
+
+
+def _lean_copy(node: Any) -> Any:
+    """``node`` without annotations (:data:`_ANNOTATIONS`, ``x-`` keywords)."""
+    if isinstance(node, dict):
+        return {
+            k: _lean_copy(v)
+            for k, v in node.items()
+            if k not in _ANNOTATIONS and not k.startswith("x-")
+        }
+    if isinstance(node, list):
+        return [_lean_copy(v) for v in node]
+    return node
+
+
+def _discriminator(branch: Any) -> tuple[str, Any] | None:
+    """``(property, constant)`` of an ``allOf`` item ``{"if": {"type": "object", "properties":
+    {P: {"const": C}}, "required": [P]}, "then": ...}``, else None."""
+    if not isinstance(branch, dict) or set(branch) != {"if", "then"}:
+        return None
+    test = branch["if"]
+    if not isinstance(test, dict) or set(test) != {"type", "properties", "required"}:
+        return None
+    props = test["properties"]
+    if test["type"] != "object" or not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((name, sub),) = props.items()
+    if test["required"] != [name] or not isinstance(sub, dict) or set(sub) != {"const"}:
+        return None
+    return name, sub["const"]
+
+
+def _simplified(node: Any) -> Any:
+    """``node`` with each discriminating ``if`` reduced to its constant (see :func:`_lean`)."""
+    if isinstance(node, list):
+        return [_simplified(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _simplified(v) for k, v in node.items()}
+    required = out.get("required")
+    branches = out.get("allOf")
+    if out.get("type") == "object" and isinstance(required, list) and isinstance(branches, list):
+        items = []
+        for branch in branches:
+            found = _discriminator(branch)
+            if found is not None and found[0] in required:
+                name, constant = found
+                branch = {"if": {"properties": {name: {"const": constant}}}, "then": branch["then"]}
+            items.append(branch)
+        out["allOf"] = items
+    return out
+
+
+def _role_dispatch(agent: dict[str, Any]) -> dict[str, list[Any]] | None:
+    """The ``then`` schemas of each allowed role of a (lean) ``AgentMessage`` that is only an
+    object with a required ``role`` among an ``enum`` and a discriminated ``allOf``; None
+    for any other shape."""
+    props = agent.get("properties")
+    if (
+        set(agent) != {"type", "required", "properties", "allOf"}
+        or agent["type"] != "object"
+        or not isinstance(agent["required"], list)
+        or "role" not in agent["required"]
+        or not isinstance(props, dict)
+        or set(props) != {"role"}
+        or not isinstance(props["role"], dict)
+        or set(props["role"]) != {"enum"}
+        or not isinstance(agent["allOf"], list)
+    ):
+        return None
+    allowed = props["role"]["enum"]
+    if not isinstance(allowed, list) or not all(isinstance(r, str) for r in allowed):
+        return None
+    thens: dict[str, list[Any]] = {role: [] for role in allowed}
+    for branch in agent["allOf"]:  # simplified: {"if": {"properties": {"role": ...}}, ...}
+        if not isinstance(branch, dict) or set(branch) != {"if", "then"}:
+            return None
+        test = branch["if"]
+        try:
+            constant = test["properties"]["role"]["const"]
+        except (TypeError, KeyError):
+            return None
+        if not isinstance(constant, str) or test != {"properties": {"role": {"const": constant}}}:
+            return None
+        if constant in thens:  # (a role the enum refuses never reaches its branch)
+            thens[constant].append(branch["then"])
+    return {role: found or [True] for role, found in thens.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One schema violation: ``path`` to the offending value and what is wrong with it.

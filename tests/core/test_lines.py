@@ -192,6 +192,16 @@ def test_invalid_utf8_inside_a_string() -> None:
     assert issues(changed(user("a", None), note="caf\u00e9 \U0001f600")) == []
 
 
+def test_invalid_utf8_in_a_string_of_a_sound_entry() -> None:
+    """The bad byte is the only finding of an entry the schema finds sound: no schema looks
+    into the strings it lies in (an unknown field, tool call arguments)."""
+    text = changed(user("a", None), note="caf\udce9")
+    assert [i[:3] for i in issues(text)] == [("PI001", E, "\udce9")]
+    call = json.loads(assistant("a", None, calls=("t",)))
+    call["message"]["content"][1]["arguments"] = {"command": "ls caf\udce9"}
+    assert [i[:3] for i in issues(js(call))] == [("PI001", E, "\udce9")]
+
+
 def test_invalid_utf8_outside_a_string_is_the_syntax_error_only() -> None:
     assert issues('{"type":"message"\udcff}') == []
     # a bad byte in a string of a line broken elsewhere is still reported

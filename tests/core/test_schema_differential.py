@@ -23,7 +23,7 @@ from referencing import Registry, Resource
 
 from pi_lsp.core import schema as core_schema
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.lines import Context, check, parse
+from pi_lsp.core.lines import Context, check, full_check, parse
 from tests.robustness.settings import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -418,3 +418,74 @@ def test_a_key_with_a_lone_surrogate_keeps_its_spelling_in_the_path() -> None:
         ({"path": ["message", "sections", "k\udcff"]}, "5")
     ]
     assert "must be a string or null, not a number" in issues[0].message
+
+
+# ----------------------------------------------------------------------------- the fast path
+
+CONTEXTS = [Context("pi", 1), Context("pi", 2), Context("pi", 3), Context("book", 1)]
+
+
+def assert_same_verdict(key: str, name: str, value: Any) -> None:
+    """The lean validators of the fast path judge ``value`` as :func:`core_schema.validator`."""
+    full = core_schema.validator(key, name)
+    fast = core_schema.verdict_validator(key, name)
+    assert full is not None and fast is not None
+    want = full.is_valid(value)
+    assert fast.is_valid(value) == want, (key, name, value)
+    message = value.get("message") if name == "message" and isinstance(value, dict) else None
+    role = message.get("role") if isinstance(message, dict) else None
+    by_role = core_schema.message_verdict_validators(key)
+    if isinstance(role, str) and role in by_role:
+        assert by_role[role].is_valid(value) == want, (key, role, value)
+
+
+def assert_same_findings(value: Any) -> None:
+    """:func:`check` (fast path first) finds what :func:`full_check` finds, in every format."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    info = parse(text)
+    for ctx in CONTEXTS:
+        assert check(text, info, ctx) == full_check(text, info, ctx), (ctx, text)
+
+
+def test_every_fixture_line_same_verdict_on_the_fast_path() -> None:
+    samples = [line for path in fixture_files() for line in read_lines(path)]
+    for line in [*samples, *HAND_SAMPLES]:
+        name = def_name(line)
+        for key in ("pi.1", "pi.2", "pi.3"):
+            if name is not None and core_schema.has_definition(key, name):
+                assert_same_verdict(key, name, line)
+        assert_same_findings(line)
+    for line in read_lines(BOOK_SAMPLE):
+        assert_same_verdict("book.1", def_name(line) or "", line)
+        assert_same_findings(line)
+
+
+def test_every_role_of_every_message_sample_same_verdict() -> None:
+    """Each message sample under each role (a role given another role's fields, too)."""
+    for key in ("pi.1", "pi.2", "pi.3"):
+        roles = core_schema.message_verdict_validators(key)
+        # the dispatch is there for every role the schema allows (else the fast path is slow)
+        allowed = core_schema.load_schema(key)["$defs"]["AgentMessage"]["properties"]["role"]
+        assert list(roles) == allowed["enum"]
+        for sample in SAMPLES:
+            if def_name(sample) != "message" or not isinstance(sample.get("message"), dict):
+                continue
+            for role in [*roles, "nobody"]:
+                value = copy.deepcopy(sample)
+                value["message"]["role"] = role
+                assert_same_verdict(key, "message", value)
+                assert_same_findings(value)
+
+
+@pytest.mark.parametrize("key", KEYS)
+@bounded(150)
+@given(data=st.data())
+def test_mutated_entries_same_verdict_on_the_fast_path(key: str, data: st.DataObject) -> None:
+    value = data.draw(mutated())
+    name = def_name(value)
+    if name is not None and core_schema.has_definition(key, name):
+        assert_same_verdict(key, name, value)
+    sub = get_at(value, data.draw(st.sampled_from(list(paths(value)))))
+    other = data.draw(st.sampled_from(sorted(core_schema.load_schema(key)["$defs"])))
+    assert_same_verdict(key, other, sub)
+    assert_same_findings(value)
