@@ -212,16 +212,13 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     a schema violation) goes to :func:`full_check`, which decides.
     """
     if info.kind is _ENTRY:
-        global _last_plan
-        last = _last_plan  # (read once: another thread may replace it)
-        if last[0] is not ctx:
-            last = _last_plan = (ctx, *_entry_validators(ctx.fmt, ctx.version))
-        validator = last[1].get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
+        by_type, by_role = _entry_validators(ctx.fmt, ctx.version)
+        validator = by_type.get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
         obj = info.value
         message = obj.get("message")
         role = message.get("role") if isinstance(message, dict) else None
         if isinstance(role, str) and info.type == "message":
-            validator = last[2].get(role, validator)  # that role's definition only
+            validator = by_role.get(role, validator)  # that role's definition only
         if (
             validator is not _NOT_KNOWN  # else PI004
             and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
@@ -256,12 +253,6 @@ def full_check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
 
 _NOT_KNOWN: Any = object()
 """What :func:`_entry_validators` holds for an entry type the format does not know."""
-_last_plan: tuple[Context | None, dict[str, Validator | None], dict[str, Validator]] = (
-    None,
-    {},
-    {},
-)
-"""The context :func:`check` saw last and its validators (one per analysis)."""
 
 
 def _no_surrogate(text: str) -> bool:
