@@ -294,14 +294,17 @@ Owned = tuple[int, int | None] | None
 message below that turn (the interloper), or None when no assistant turn is above."""
 
 
-def _owner(a: Analysis, result: int, memo: dict[int, Owned]) -> Owned:
+def _owner(
+    a: Analysis, result: int, memo: dict[int, Owned], held: dict[int, frozenset[str]]
+) -> Owned:
     """The assistant turn holding the call a tool result answers, walking up its parents,
     and the first entry between them that pi sends as a user message (the interloper).
 
     Returns ``(owner line, interloper line or None)``, or None when the nearest assistant
     turn above the result does not hold its call. ``memo`` keeps what each entry walked
     past leads up to, so results below one long run of entries walk it once, and a parent
-    cycle ends the walk.
+    cycle ends the walk; ``held`` the call ids of each assistant turn met (:func:`holds_call`
+    of a turn of k calls answered k times, once).
     """
     tree = a.tree
     walked: list[int] = []
@@ -320,8 +323,13 @@ def _owner(a: Analysis, result: int, memo: dict[int, Owned]) -> Owned:
         if found is not None and found[1] is None and sends_as_user(a.infos[line].obj):
             found = (found[0], line)
         memo[line] = found
+    if found is None:
+        return None
+    ids = held.get(found[0])
+    if ids is None:
+        ids = held[found[0]] = frozenset(_call_ids(a.infos[found[0]].obj))
     ref = message_of(a.infos[result].obj).get("toolCallId")
-    return found if found is not None and holds_call(a.infos[found[0]].obj, ref) else None
+    return found if type(ref) is str and ref in ids else None  # only a string names a call
 
 
 COVERED = {"missing": "PI420", "duplicate": "PI422"}
@@ -480,6 +488,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
     holds its call and PI425 on an entry pi sends as a user message between them."""
     out: list[Candidate] = []
     owners: dict[int, Owned] = {}
+    held: dict[int, frozenset[str]] = {}
     infos = a.infos
     for line in lines:
         obj = infos[line].obj
@@ -494,7 +503,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
             continue
         if message.get("role") != "toolResult":
             continue
-        owned = _owner(a, line, owners)
+        owned = _owner(a, line, owners, held)
         if owned is None:
             continue
         owner, interloper = owned

@@ -637,3 +637,30 @@ def test_a_kept_range_from_the_second_result_names_the_turn_two_entries_up() -> 
     (got,) = found(text)
     assert got[:3] == ("PI424", Severity.WARNING, 6)
     assert [r[0] for r in got[5]] == [4, 2]  # the kept result, the turn holding its call
+
+
+def test_each_result_of_a_dropped_turn_of_several_calls_is_matched_by_its_own_id() -> None:
+    # a failed turn with two calls: both results are candidates of that turn, a third
+    # result naming a call the turn does not hold is not (its id is looked up, not the
+    # first call's), and an array id names no call at all
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1", "t2"), stop="error"),
+        result(C, B, "t1"), result(D, C, "t2"), result(E, D, "t3"),
+    )
+    assert [f[:3] for f in found(text)] == [
+        ("PI423", Severity.ERROR, 2), ("PI420", Severity.ERROR, 5)
+    ]
+    state = pairing.check(analyze(text))[1]
+    assert state is not None
+    assert [(c.finding.span.line, c.unless_blamed, c.unless_active) for c in state.candidates] == [
+        (2, 2, 3), (2, 2, 4)
+    ]
+    odd = json.loads(result(E, D, "t3"))
+    odd["message"]["toolCallId"] = ["t1"]
+    text = doc(
+        header(), user(A, None), assistant(B, A, calls=("t1", "t2"), stop="error"),
+        result(C, B, "t1"), json.dumps(odd),
+    )
+    state = pairing.check(analyze(text))[1]
+    assert state is not None
+    assert [c.unless_active for c in state.candidates] == [3]
