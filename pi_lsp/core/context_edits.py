@@ -85,7 +85,7 @@ def newest_compaction(a: Analysis, line: int, comps: list[int] | None = None) ->
 
 def compactions(a: Analysis) -> list[int]:
     """The lines of every compaction entry."""
-    return [line for line in a.tree.entries if a.infos[line].obj.get("type") == "compaction"]
+    return [line for line in a.tree.entries if a.infos[line].type == "compaction"]
 
 
 def in_context(a: Analysis, target: int, leaf: int, comps: list[int] | None = None) -> bool:

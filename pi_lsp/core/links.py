@@ -118,7 +118,7 @@ def extend(a: Analysis, previous: Analysis, lines: list[int]) -> tuple[list[Find
     assert old is not None
     out: list[Finding] = []
     dangling = set(old.dangling)
-    comps = [*old.compactions, *(ln for ln in lines if a.infos[ln].obj.get("type") == "compaction")]
+    comps = [*old.compactions, *(ln for ln in lines if a.infos[ln].type == "compaction")]
     _check_parents(a, out, lines, dangling)
     _check_references(a, out, lines, comps, dangling)
     calls, results = dict(old.calls), dict(old.results)
