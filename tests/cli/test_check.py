@@ -556,3 +556,26 @@ def test_large_line_threshold_option(tmp_path: Path) -> None:
     status, found = codes_and_severities("--large-line", "200", CLEAN)
     assert status == 0
     assert found and {c for c, _ in found} == {"PI500"} and {s for _, s in found} == {3}
+
+
+@pytest.mark.parametrize(
+    "path", sorted([*BROKEN.glob("*.jsonl"), *FIXED.glob("*.jsonl")]), ids=lambda p: p.name
+)
+def test_a_checked_file_leaves_no_reference_cycles(path: Path) -> None:
+    """``check`` pauses the collector for its whole run (one collection at the end, not one
+    per file): each file's analysis and report must be freed by reference counting."""
+    import gc
+
+    from pi_lsp.cli.check import check_file
+    from pi_lsp.core.settings import Settings
+
+    check_file(str(path), Settings())  # warm: caches of the first use are no garbage
+    gc.collect()
+    gc.disable()
+    try:
+        report = check_file(str(path), Settings())
+        assert report.error is None
+        del report
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
