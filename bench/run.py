@@ -848,6 +848,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-small-lines", action="store_true", help="skip the session of small lines (pi 1.6)"
     )
+    parser.add_argument(
+        "--no-generated", action="store_true", help="skip the generated sessions (--sizes)"
+    )
     ns = parser.parse_args(args)
     sizes = [int(s) for s in (ns.sizes or ("10,100" if ns.quick else "10,100,500")).split(",")]
     repeat = ns.repeat or (1 if ns.quick else 3)
@@ -857,7 +860,8 @@ def main(argv: list[str] | None = None) -> int:
     small = None if ns.no_small_lines else small_lines()
     if small is not None:
         files.append(small)
-    files += [generated(s, ns.images) for s in sizes]
+    if not ns.no_generated:
+        files += [generated(s, ns.images) for s in sizes]
     modules = find_modules()
     if modules is None:
         print("pi (node + npm package) not available: pi columns are n/a", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -213,12 +214,14 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
     """
     if info.kind is _ENTRY:
         by_type, by_role = _entry_validators(ctx.fmt, ctx.version)
-        validator = by_type.get(info.type, _NOT_KNOWN)  # type: ignore[arg-type]  # entries have one
+        validator = by_type[info.type]  # type: ignore[index]  # an entry has a type
         obj = info.value
         message = obj.get("message")
         role = message.get("role") if isinstance(message, dict) else None
         if isinstance(role, str) and info.type == "message":
-            validator = by_role.get(role, validator)  # that role's definition only
+            own = by_role[role]  # that role's definition only
+            if own is not _NOT_KNOWN:
+                validator = own
         if (
             validator is not _NOT_KNOWN  # else PI004
             and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
@@ -264,18 +267,40 @@ def _no_surrogate(text: str) -> bool:
     return True
 
 
+class _Compiled(dict[str, Any]):
+    """Validators by name, each compiled when first asked for (a small file compiles those
+    of the few types it has). A name outside ``names`` gives :data:`_NOT_KNOWN`; with no
+    ``names``, so does a name ``make`` has no validator for. Neither is kept (names come
+    from the data)."""
+
+    def __init__(
+        self, names: Collection[str] | None, make: Callable[[str], Validator | None]
+    ) -> None:
+        super().__init__()
+        self._names = names
+        self._make = make
+
+    def __missing__(self, name: str) -> Any:
+        if self._names is not None and name not in self._names:
+            return _NOT_KNOWN
+        made = self._make(name)
+        if made is None and self._names is None:
+            return _NOT_KNOWN
+        self[name] = made
+        return made
+
+
 @functools.cache
-def _entry_validators(
-    fmt: str, version: int
-) -> tuple[dict[str, Validator | None], dict[str, Validator]]:
+def _entry_validators(fmt: str, version: int) -> tuple[_Compiled, _Compiled]:
     """The verdict validators (:func:`schema.verdict_validator`) of each entry type a format
     knows (None: the schema of this version does not define it, so :func:`_check_schema`
-    finds nothing), and those of message entries by role."""
+    finds nothing), and those of message entries by role
+    (:func:`schema.message_verdict_validator`)."""
     key = schema.schema_key(fmt, version)
-    names = pi_entry_types() if fmt == "pi" else schema.load_schema(key)["$defs"]
-    plan = {name: schema.verdict_validator(key, name) for name in names}
-    roles = schema.message_verdict_validators(key) if plan.get("message") is not None else {}
-    return plan, roles
+    names = pi_entry_types() if fmt == "pi" else frozenset(schema.load_schema(key)["$defs"])
+    by_type = _Compiled(names, lambda name: schema.verdict_validator(key, name))
+    by_role = _Compiled(None, lambda role: schema.message_verdict_validator(key, role))
+    return by_type, by_role
 
 
 _SPACE_NAMES = {

@@ -110,12 +110,18 @@ def verdict_validator(key: str, name: str) -> Validator | None:
     return _verdict(key, name)
 
 
-def message_verdict_validators(key: str) -> dict[str, Validator]:
-    """For each role of ``AgentMessage``: a validator with :func:`verdict_validator`'s
-    verdict on a message entry whose ``message`` is an object with that role, faster still:
-    it checks the message against that role's definition alone, without the test of each
-    role that ``AgentMessage`` makes. Empty when the schema has no such dispatch."""
-    return {role: _verdict(key, f"message@{role}") for role in _lean(key)[2]}
+def message_roles(key: str) -> tuple[str, ...]:
+    """The roles of ``AgentMessage`` that :func:`message_verdict_validator` has a validator
+    for (none when the schema has no such dispatch)."""
+    return _lean(key)[2]
+
+
+def message_verdict_validator(key: str, role: str) -> Validator | None:
+    """For a role of ``AgentMessage``: a validator with :func:`verdict_validator`'s verdict
+    on a message entry whose ``message`` is an object with that role, faster still: it
+    checks the message against that role's definition alone, without the test of each role
+    that ``AgentMessage`` makes. None for a role without one (:func:`message_roles`)."""
+    return _verdict(key, f"message@{role}") if role in message_roles(key) else None
 
 
 @functools.cache

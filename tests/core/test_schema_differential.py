@@ -434,9 +434,9 @@ def assert_same_verdict(key: str, name: str, value: Any) -> None:
     assert fast.is_valid(value) == want, (key, name, value)
     message = value.get("message") if name == "message" and isinstance(value, dict) else None
     role = message.get("role") if isinstance(message, dict) else None
-    by_role = core_schema.message_verdict_validators(key)
-    if isinstance(role, str) and role in by_role:
-        assert by_role[role].is_valid(value) == want, (key, role, value)
+    own = core_schema.message_verdict_validator(key, role) if isinstance(role, str) else None
+    if own is not None:
+        assert own.is_valid(value) == want, (key, role, value)
 
 
 def assert_same_findings(value: Any) -> None:
@@ -463,10 +463,11 @@ def test_every_fixture_line_same_verdict_on_the_fast_path() -> None:
 def test_every_role_of_every_message_sample_same_verdict() -> None:
     """Each message sample under each role (a role given another role's fields, too)."""
     for key in ("pi.1", "pi.2", "pi.3"):
-        roles = core_schema.message_verdict_validators(key)
+        roles = core_schema.message_roles(key)
         # the dispatch is there for every role the schema allows (else the fast path is slow)
         allowed = core_schema.load_schema(key)["$defs"]["AgentMessage"]["properties"]["role"]
         assert list(roles) == allowed["enum"]
+        assert all(core_schema.message_verdict_validator(key, r) is not None for r in roles)
         for sample in SAMPLES:
             if def_name(sample) != "message" or not isinstance(sample.get("message"), dict):
                 continue
