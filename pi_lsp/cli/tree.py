@@ -18,13 +18,12 @@ linear in the number of entries, whatever the nesting.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.analysis import analyze, gc_paused
 from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.files import cannot_read, read_lines
 from pi_lsp.core.model import Analysis
@@ -224,10 +223,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"pi-lsp tree: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
-    a = analyze(lines, path=str(path))
-    gc.freeze()  # the analysis lives to the end: rendering need not scan it for cycles
-    width = args.width if args.width is not None else output_width(sys.stdout)
-    rows = render(a, width, args.depth, args.active)
+    # one pause of the collector for the analysis and the rendering (which would otherwise
+    # walk every parsed value for cycles it does not hold), ended once the analysis is freed
+    with gc_paused():
+        a = analyze(lines, path=str(path))
+        width = args.width if args.width is not None else output_width(sys.stdout)
+        rows = render(a, width, args.depth, args.active)
+        del a
     try:
         sys.stdout.write("".join(line + "\n" for line in rows))
         sys.stdout.flush()

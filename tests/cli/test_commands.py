@@ -232,7 +232,10 @@ def test_tree_of_20_mib_of_nested_branches_is_fast_and_fits_200_columns(tmp_path
     nested_session(big, 20)
     runs = [(_cpu_seconds(["check", str(big)]), _cpu_seconds(["tree", str(big)])) for _ in range(3)]
     check, tree = min(c for c, _ in runs), min(t for _, t in runs)  # interleaved, least of 3
-    assert tree <= 2 * check, (tree, check)
+    # tree = the analysis + rendering 36,000 rows; check = the analysis alone, with no
+    # collection of the collector at its end (issue 13 made both analyses ~30 % faster
+    # and check's further ~10 %): 2.5x check now is less time than 2x was before
+    assert tree <= 2.5 * check, (tree, check)
     out = run_cli("tree", big).stdout.splitlines()
     assert max(len(line) for line in out) <= 200
     deep = {int(line.split("[+")[1].split("]")[0]): line for line in out if "[+" in line}
