@@ -328,14 +328,20 @@ def mutated(draw: st.DrawFn) -> Any:
 @bounded(80)
 @given(data=st.data())
 def test_mutated_entries_same_violations(key: str, data: st.DataObject) -> None:
+    for name, value in mutated_cases(key, data)[1]:
+        assert_same(key, name, value)
+
+
+def mutated_cases(key: str, data: st.DataObject) -> tuple[Any, list[tuple[str, Any]]]:
+    """A mutated entry, and what to validate: the entry under its own definition (when
+    schema ``key`` has one) and any part of it under any definition (other branches of the
+    schemas), as ``(definition, value)``."""
     value = data.draw(mutated())
     name = def_name(value)
-    if name is not None and core_schema.has_definition(key, name):
-        assert_same(key, name, value)
-    # any part of it against any definition: other branches of the schemas
+    own = [(name, value)] if name is not None and core_schema.has_definition(key, name) else []
     sub = get_at(value, data.draw(st.sampled_from(list(paths(value)))))
     other = data.draw(st.sampled_from(sorted(core_schema.load_schema(key)["$defs"])))
-    assert_same(key, other, sub)
+    return value, [*own, (other, sub)]
 
 
 # ----------------------------------------------------------------------------- PI200 as a whole
@@ -482,11 +488,7 @@ def test_every_role_of_every_message_sample_same_verdict() -> None:
 @bounded(150)
 @given(data=st.data())
 def test_mutated_entries_same_verdict_on_the_fast_path(key: str, data: st.DataObject) -> None:
-    value = data.draw(mutated())
-    name = def_name(value)
-    if name is not None and core_schema.has_definition(key, name):
+    entry, cases = mutated_cases(key, data)
+    for name, value in cases:
         assert_same_verdict(key, name, value)
-    sub = get_at(value, data.draw(st.sampled_from(list(paths(value)))))
-    other = data.draw(st.sampled_from(sorted(core_schema.load_schema(key)["$defs"])))
-    assert_same_verdict(key, other, sub)
-    assert_same_findings(value)
+    assert_same_findings(entry)
