@@ -149,7 +149,7 @@ def _lean(key: str) -> tuple[str, Registry, tuple[str, ...]]:
     """
     import jsonschema_rs
 
-    doc = _simplified(_lean_copy(load_schema(key)))
+    doc = _lean_copy(load_schema(key))
     doc["$id"] = f"urn:pi-lsp:lean:{key}"
     defs = doc["$defs"]
     roles: dict[str, list[Any]] = {}
@@ -169,17 +169,32 @@ def _lean(key: str) -> tuple[str, Registry, tuple[str, ...]]:
     return doc["$id"], jsonschema_rs.Registry([(doc["$id"], doc)]), tuple(roles)
 
 
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+"""Keywords whose value maps names (of properties, of definitions) to schemas: the names are
+no keywords, so a property called ``description`` is kept."""
+
+_DATA = frozenset({"const", "enum"})
+"""Keywords whose value is data compared with the instance, never a schema."""
+
+
 def _lean_copy(node: Any) -> Any:
-    """``node`` without annotations (:data:`_ANNOTATIONS`, ``x-`` keywords)."""
-    if isinstance(node, dict):
-        return {
-            k: _lean_copy(v)
-            for k, v in node.items()
-            if k not in _ANNOTATIONS and not k.startswith("x-")
-        }
-    if isinstance(node, list):
+    """The schema ``node`` without annotations (:data:`_ANNOTATIONS`, ``x-`` keywords),
+    each discriminating ``if`` reduced to its constant (:func:`_reduced`)."""
+    if isinstance(node, list):  # allOf, anyOf, ... (and lists of names, kept as they are)
         return [_lean_copy(v) for v in node]
-    return node
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for k, v in node.items():
+        if k in _ANNOTATIONS or k.startswith("x-"):
+            continue
+        if k in _DATA:
+            out[k] = v
+        elif k in _NAME_MAPS and isinstance(v, dict):
+            out[k] = {name: _lean_copy(sub) for name, sub in v.items()}
+        else:
+            out[k] = _lean_copy(v)
+    return _reduced(out)
 
 
 def _discriminator(branch: Any) -> tuple[str, Any] | None:
@@ -199,13 +214,9 @@ def _discriminator(branch: Any) -> tuple[str, Any] | None:
     return name, sub["const"]
 
 
-def _simplified(node: Any) -> Any:
-    """``node`` with each discriminating ``if`` reduced to its constant (see :func:`_lean`)."""
-    if isinstance(node, list):
-        return [_simplified(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _simplified(v) for k, v in node.items()}
+def _reduced(out: dict[str, Any]) -> dict[str, Any]:
+    """The schema ``out`` with each discriminating ``if`` of its ``allOf`` reduced to its
+    constant, when ``out`` requires an object with that property itself (see :func:`_lean`)."""
     required = out.get("required")
     branches = out.get("allOf")
     if out.get("type") == "object" and isinstance(required, list) and isinstance(branches, list):

@@ -492,3 +492,40 @@ def test_mutated_entries_same_verdict_on_the_fast_path(key: str, data: st.DataOb
     for name, value in cases:
         assert_same_verdict(key, name, value)
     assert_same_findings(entry)
+
+
+def test_a_property_named_like_an_annotation_keeps_its_schema_in_the_lean_copy() -> None:
+    """A tool's ``description`` is a property, not the annotation keyword: the lean schema
+    still requires it to be a string (found by hypothesis: the fast path passed a tool
+    whose description was a number)."""
+    tool = {"name": "grep", "description": 0, "parameters": {"type": "object", "properties": {}}}
+    value = {
+        "type": "message",
+        "id": "s",
+        "parentId": None,
+        "timestamp": TS,
+        "message": {"role": "system", "content": "", "toolsAdded": [tool], "timestamp": 1},
+    }
+    assert_same_verdict("pi.3", "message", value)
+    assert not core_schema.verdict_validator("pi.3", "message").is_valid(value)  # type: ignore[union-attr]
+    assert_same_findings(value)
+    assert_same_findings({**value, "message": {**value["message"], "toolsAdded": [
+        {**tool, "description": "finds text"}
+    ]}})
+
+
+def test_the_lean_copy_keeps_names_and_data_and_drops_only_annotations() -> None:
+    schema = {
+        "description": "dropped",
+        "x-pi-consequence": {"text": "dropped"},
+        "type": "object",
+        "properties": {"description": {"type": "string", "title": "dropped"}},
+        "$defs": {"title": {"const": {"description": "kept: data"}}},
+        "anyOf": [{"enum": [{"title": "kept"}], "description": "dropped"}],
+    }
+    assert core_schema._lean_copy(schema) == {
+        "type": "object",
+        "properties": {"description": {"type": "string"}},
+        "$defs": {"title": {"const": {"description": "kept: data"}}},
+        "anyOf": [{"enum": [{"title": "kept"}]}],
+    }
