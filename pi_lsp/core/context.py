@@ -82,22 +82,6 @@ class ContextMessage:
         return llm_text(self.message)
 
 
-_new = object.__new__
-_set_line = vars(ContextMessage)["line"].__set__  # the slots, past the frozen __setattr__
-_set_message = vars(ContextMessage)["message"].__set__
-_set_edited = vars(ContextMessage)["edited"].__set__
-
-
-def _context_message(line: int, message: Any, edited: int | None = None) -> ContextMessage:
-    """``ContextMessage(line, message, edited)`` at half the cost: a frozen dataclass's
-    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
-    made: ContextMessage = _new(ContextMessage)
-    _set_line(made, line)
-    _set_message(made, message)
-    _set_edited(made, edited)
-    return made
-
-
 @dataclass(slots=True)
 class SessionContext:
     """What ``buildSessionProjection`` returns, plus where it came from.
@@ -414,40 +398,27 @@ def _walk(
             return None, [], False
         start = len(entries) - 1
     path: list[tuple[int, Any]] = []
-    current = start
-    for _ in entries:  # a path without a cycle visits each entry at most once
+    seen: set[int] = set()
+    current: int | None = start
+    while current is not None:
+        if current in seen:
+            path.reverse()
+            return start, path, True
+        seen.add(current)
         item = entries[current]
         path.append(item)
-        entry = item[1]
-        parent = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
-        if type(parent) is str:
-            above = by_id.get(parent) if parent else None
-        else:
-            above = by_id.get(_key(parent)) if js_truthy(parent) else None
-        if above is None:
-            break
-        current = above
-    else:  # one step more than there are entries: the walk met an entry again
-        return start, _cycle_path(entries, start, by_id), True
+        current = _parent_index(item[1], by_id)
     path.reverse()
     return start, path, False
 
 
-def _cycle_path(
-    entries: list[tuple[int, Any]], start: int, by_id: dict[Any, int]
-) -> list[tuple[int, Any]]:
-    """The path of a walk from ``start`` that meets a parent cycle: the entries up to the
-    first one met again, root-most first."""
-    path: list[tuple[int, Any]] = []
-    seen: set[int] = set()
-    current: int | None = start
-    while current is not None and current not in seen:
-        seen.add(current)
-        path.append(entries[current])
-        parent = _get(entries[current][1], "parentId")
-        current = by_id.get(_key(parent)) if js_truthy(parent) else None
-    path.reverse()
-    return path
+def _parent_index(entry: Any, by_id: dict[Any, int]) -> int | None:
+    """Where pi's walk goes from ``entry``: the index of the entry its ``parentId`` names
+    (a falsy parentId, or one that names no entry, ends the walk: None)."""
+    parent = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+    if type(parent) is str:  # ids: the common case first (a string is its own key)
+        return by_id.get(parent) if parent else None
+    return by_id.get(_key(parent)) if js_truthy(parent) else None
 
 
 def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
@@ -521,7 +492,7 @@ def build_context(
         if edit_line is not None:
             ctx.edits[line] = edit_line
         # an edit that omits the entry projects no message, so each edited one has a replacement
-        ctx.messages.extend(_context_message(line, m, edit_line) for m in _project(entry, edit))
+        ctx.messages.extend(ContextMessage(line, m, edit_line) for m in _project(entry, edit))
     return ctx
 
 
@@ -571,9 +542,9 @@ def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]
                 content = message.get("content", UNDEFINED)
                 if content is None or content is UNDEFINED:
                     message = _null_content(message)
-            messages.append(_context_message(line, message))
+            messages.append(ContextMessage(line, message))
         elif etype != "compaction" or head:
-            messages.extend(_context_message(line, m) for m in _entry_messages(entry))
+            messages.extend(ContextMessage(line, m) for m in _entry_messages(entry))
         head = False
 
 
@@ -590,11 +561,9 @@ def extend_context(
         return None
     new = entries[start:]
     for n, (_, entry) in enumerate(new, start):
-        parent = _get(entry, "parentId")
         if (
             _get(entry, "type") in ("compaction", "context_edit")
-            or not js_truthy(parent)
-            or by_id.get(_key(parent)) != n - 1
+            or _parent_index(entry, by_id) != n - 1
             or by_id.get(entry_key(entry)) != n
         ):
             return None

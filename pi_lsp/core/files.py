@@ -49,13 +49,9 @@ def read_lines(path: Path) -> SplitText:
         return split_lines(decode(data))
     view = memoryview(data)
     lines: list[str] = []
-    append = lines.append
     start = 0
     while (end := data.find(b"\n", start)) >= 0:
-        try:  # decode() inlined: one call less per line
-            append(str(view[start:end], "utf-8"))
-        except UnicodeDecodeError:
-            append(str(view[start:end], "utf-8", "surrogateescape"))
+        lines.append(decode(view[start:end]))
         start = end + 1
     lines.append(decode(view[start:]))
     return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])

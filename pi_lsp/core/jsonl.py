@@ -63,12 +63,7 @@ def parse_line(text: str) -> tuple[Any, ParseError | None]:
         # non-ASCII str (+1x the line in memory for as long as the line lives) and is slower.
         return orjson.loads(text if text.isascii() else text.encode("utf-8", "surrogatepass")), None
     except orjson.JSONDecodeError:
-        return parse_rejected(text)
-
-
-def parse_rejected(text: str) -> tuple[Any, ParseError | None]:
-    """:func:`parse_line` of a line orjson rejected: what ``JSON.parse`` still accepts
-    (lone surrogate escapes, numbers beyond a double, deep nesting), else the error."""
+        pass
     try:
         return _JS_LIKE.decode(text), None
     except json.JSONDecodeError as exc:

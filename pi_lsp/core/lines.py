@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from . import limits, schema, schema_info
 from .codes import CODES
 from .findings import Severity
-from .jsonl import JS_SPACE, ParseError, locate, parse_line, parse_rejected
+from .jsonl import JS_SPACE, ParseError, locate, parse_line
 from .limits import MIB
 
 if TYPE_CHECKING:
@@ -115,21 +113,9 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
     line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
     refuses the whole file, which :func:`check` reports), so the rest is still analysed.
     """
-    if text[:1] == "{":  # nearly every line: not blank, and orjson decides at once
-        try:  # on the UTF-8 bytes, as parse_line does (see there why)
-            value = orjson.loads(text if text.isascii() else text.encode("utf-8", "surrogatepass"))
-        except orjson.JSONDecodeError:
-            value, error = parse_rejected(text)
-        else:
-            if isinstance(value, dict):
-                etype = value.get("type")
-                if isinstance(etype, str):
-                    return LineInfo(_HEADER if etype in HEADER_TYPES else _ENTRY, value, etype)
-            return LineInfo(Kind.OTHER, value)
-    elif is_blank(text):
-        return LineInfo(Kind.BLANK)
-    else:
-        value, error = parse_line(text)
+    if is_blank(text):
+        return LineInfo(_BLANK)
+    value, error = parse_line(text)
     if error is not None:
         lead = JS_SPACE.match(text) if first else None
         trail = _JS_SPACE_END.search(text) if last else None
@@ -144,7 +130,7 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
                 return LineInfo(Kind.INVALID, error=error, edge_space=space)
         return LineInfo(Kind.INVALID, error=error)
     if isinstance(value, dict) and isinstance(value.get("type"), str):
-        kind = Kind.HEADER if value["type"] in HEADER_TYPES else Kind.ENTRY
+        kind = _HEADER if value["type"] in HEADER_TYPES else _ENTRY
         return LineInfo(kind, value, value["type"])
     return LineInfo(Kind.OTHER, value)
 

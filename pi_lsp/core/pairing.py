@@ -498,9 +498,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
             if found is not None:
                 out.append(Candidate(_kept_range_finding(a, line, *found), line))
             continue
-        message = obj.get("message")  # what message_of reads
-        if etype != "message" or not isinstance(message, dict):
-            continue
+        message = message_of(obj)
         if message.get("role") != "toolResult":
             continue
         owned = _owner(a, line, owners, held)

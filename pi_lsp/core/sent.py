@@ -47,24 +47,6 @@ class Sent:
         return self.line is None and self.role == "toolResult"
 
 
-_new = object.__new__
-_set_role = vars(Sent)["role"].__set__  # the slots, past the frozen __setattr__
-_set_line = vars(Sent)["line"].__set__
-_set_calls = vars(Sent)["calls"].__set__
-_set_answers = vars(Sent)["answers"].__set__
-
-
-def _sent(role: str, line: int | None, calls: tuple[str, ...], answers: str | None) -> Sent:
-    """``Sent(role, line, calls, answers)`` at half the cost: a frozen dataclass's
-    ``__init__`` sets each field through ``object.__setattr__``; this sets its slots."""
-    made: Sent = _new(Sent)
-    _set_role(made, role)
-    _set_line(made, line)
-    _set_calls(made, calls)
-    _set_answers(made, answers)
-    return made
-
-
 @dataclass(slots=True)
 class Request:
     """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
@@ -124,19 +106,19 @@ def request(ctx: SessionContext) -> Request:
         nonlocal pending
         for call in pending:
             if call not in answered:
-                sent.append(_sent("toolResult", None, (), call))
+                sent.append(Sent("toolResult", None, answers=call))
         pending = ()
         if held:
             sent.extend(held)
             held.clear()
 
-    # convertToLlm's role (llm_role) read inline, then transformMessages; held system
-    # messages come only while calls are open, so with none open close() has nothing to do
+    # held system messages come only while calls are open: with none open, close() has
+    # nothing to do
     for m in ctx.messages:
-        message = m.message
-        if not isinstance(message, dict):
-            continue  # no role: dropped
-        role = message.get("role")
+        role = llm_role(m.message)
+        if role is None:
+            continue
+        message = m.message  # an object: it has a role
         if role == "assistant":
             if pending:
                 close()
@@ -146,21 +128,19 @@ def request(ctx: SessionContext) -> Request:
             calls = _call_ids(message.get("content"))
             if calls:
                 pending, answered = calls, set()
-            sent.append(_sent("assistant", m.line, calls, None))
+            sent.append(Sent("assistant", m.line, calls))
         elif role == "toolResult":
             ref = message.get("toolCallId")
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
-            sent.append(_sent("toolResult", m.line, (), answer))
+            sent.append(Sent("toolResult", m.line, answers=answer))
         elif role == "system":
-            (held if pending else sent).append(_sent("system", m.line, (), None))
-        elif isinstance(role, str) and role in USER_ROLES:
-            if role == "bashExecution" and js_truthy(message.get("excludeFromContext")):
-                continue
+            (held if pending else sent).append(Sent("system", m.line))
+        else:  # user
             if pending:
                 close()
-            sent.append(_sent("user", m.line, (), None))
+            sent.append(Sent("user", m.line))
     if pending:
         close()
     return out

@@ -570,7 +570,7 @@ def test_a_context_extended_by_entries_that_change_no_setting_keeps_them() -> No
 
 
 def test_the_messages_of_a_context_are_context_messages_with_every_field() -> None:
-    # the projection builds its messages past ContextMessage.__init__ (see _context_message)
+    # every field of the messages the projection builds
     text = doc(header(), user(A, None), assistant(B, A, "long"), edit(C, B, B, {"content": "x"}))
     ctx = session_context(analyze(text))
     edited = {**ctx.messages[1].message}

@@ -140,14 +140,14 @@ def test_the_role_convert_to_llm_sends_a_message_as(message: Any, role: str | No
 
 @pytest.mark.parametrize(("message", "role"), ROLES)
 def test_the_request_sends_a_message_as_llm_role_says(message: Any, role: str | None) -> None:
-    # request() reads the role inline: it must agree with llm_role on every message
+    # request() must send each message with the role llm_role gives it
     req = request(_ctx(USER, message, USER))
     sent = [] if role is None else [(role, 2, () if role == "assistant" else None)]
     assert _shape(req)[1:-1] == sent
 
 
 def test_the_request_is_made_of_sent_messages_with_every_field() -> None:
-    # request() builds its messages past Sent.__init__ (see _sent)
+    # every field of the messages request() builds
     req = request(_ctx(USER, _asst("a", "b"), _res("a"), SYSTEM, _asst(), {"role": "custom"}))
     assert req.messages == [
         Sent("user", 1),
