@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import book, context, context_edits, pairing
 from .findings import Finding, Related, Severity
 from .lines import Kind
+from .sent import call_ids, entry_calls
 from .tree import Tree
 from .tree import extend as extend_tree
 
@@ -478,21 +479,6 @@ def _check_v1(a: Analysis, out: list[Finding]) -> None:
             )
 
 
-def _tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
-    message = obj.get("message")
-    if obj.get("type") != "message" or not isinstance(message, dict):
-        return []
-    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
-        return []
-    return [
-        (n, block["id"])
-        for n, block in enumerate(message["content"])
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(block.get("id"), str)
-    ]
-
-
 def _index_tools(
     a: Analysis,
     lines: list[int],
@@ -509,13 +495,13 @@ def _index_tools(
     infos = a.infos
     for line in lines:
         obj = infos[line].obj
-        # a tool result answers a string toolCallId; _tool_calls reads an assistant turn's
+        # a tool result answers a string toolCallId; call_ids reads an assistant turn's calls
         message = obj.get("message")
         if obj.get("type") != "message" or not isinstance(message, dict):
             continue
         role = message.get("role")
         if role == "assistant":
-            for block, ident in _tool_calls(obj):
+            for block, ident in call_ids(message.get("content")):
                 if ident not in grown:
                     calls[ident] = list(calls.get(ident, ()))
                     grown.add(ident)
@@ -634,7 +620,7 @@ def _check_unanswered(a: Analysis, out: list[Finding], results: dict[str, list[i
     for line in tree.active:
         if line < last_turn or _abandoned(a.infos[line].obj):
             continue
-        for block, ref in _tool_calls(a.infos[line].obj):
+        for block, ref in entry_calls(a.infos[line].obj):
             if any(
                 r in active and r != line and tree.is_ancestor(line, r)
                 for r in results.get(ref, ())

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import context
 from .findings import Finding, Related, Severity, Span
 from .migrate import js_truthy, pi_accepts
-from .sent import USER_ROLES, PairingFault, Request, pairing_faults, request
+from .sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
 
 if TYPE_CHECKING:
     from .model import Analysis
@@ -75,22 +75,14 @@ def message_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_calls(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ``toolCall`` blocks with a string id of an assistant message entry. Only a string
-    id names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one."""
-    message = message_of(obj)
-    content = message.get("content")
-    if message.get("role") != "assistant" or not isinstance(content, list):
-        return []
-    return [
-        b
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("id"), str)
-    ]
+    """The tool call blocks (:func:`~pi_lsp.core.sent.entry_calls`) of an assistant message entry."""
+    calls = entry_calls(obj)
+    return [obj["message"]["content"][n] for n, _ in calls] if calls else []
 
 
 def _call_ids(obj: dict[str, Any]) -> list[str]:
-    """The ids of the tool calls an assistant message entry holds (:func:`tool_calls`)."""
-    return [b["id"] for b in tool_calls(obj)]
+    """The ids of the tool calls an assistant message entry holds."""
+    return [ident for _, ident in entry_calls(obj)]
 
 
 def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from . import book
 from .cursor import Cursor, cursor_at
@@ -23,6 +23,7 @@ from .lines import Kind
 from .memo import per_links
 from .migrate import parsed_lines
 from .model import Analysis
+from .sent import entry_calls
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),
@@ -112,23 +113,6 @@ def _book_site(line: int, link: book.Link) -> Site:
     return Site(line, name, tuple(link.path), link.value)
 
 
-def tool_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
-    """The ``(block index, id)`` of every toolCall block of an assistant message entry."""
-    message = obj.get("message")
-    if obj.get("type") != "message" or not isinstance(message, dict):
-        return []
-    content = message.get("content")
-    if message.get("role") != "assistant" or not isinstance(content, list):
-        return []
-    return [
-        (n, block["id"])
-        for n, block in enumerate(content)
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(block.get("id"), str)
-    ]
-
-
 @per_links
 def index(a: Analysis) -> Index:
     """The reference index of ``a`` (computed once per state of the links)."""
@@ -146,7 +130,7 @@ def index(a: Analysis) -> Index:
             target = _entry_target(a, site)
             if target is not None:
                 by_line[target].append(site)
-        for block, ident in tool_calls(a.infos[line].obj):
+        for block, ident in entry_calls(a.infos[line].obj):
             calls[ident].append((line, block))
     if a.fmt == "book":
         for ident, uses in book.tool_uses(a).items():
@@ -244,7 +228,7 @@ def subject_at(a: Analysis, line: int, column: int, cur: Cursor | None = None) -
     if path == ("id",) and not cur.on_key and line in a.tree.id_of:
         return Subject("entry", line, None, None, True, value)
     if len(path) == 4 and path[:2] == ("message", "content") and path[3] == "id":
-        for block, ident in tool_calls(obj):
+        for block, ident in entry_calls(obj):
             if block == path[2] and not cur.on_key:
                 return Subject("tool", None, ident, None, True, value)
     if a.fmt == "book" and not cur.on_key:

@@ -30,6 +30,7 @@ from .findings import Finding, Severity
 from .jsonl import locate, member_keys
 from .lines import Kind
 from .model import Analysis
+from .sent import entry_calls
 from .tree import build_tree
 
 FIXABLE = frozenset(
@@ -332,7 +333,7 @@ def _ids_usable_as_v3(a: Analysis) -> bool:
 def _fix_pending(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
     start, end = f.span.start, f.span.end
-    calls = {ident for ident, _ in _tool_call_ids(a, line)}
+    calls = {ident for _, ident in entry_calls(a.infos[line].obj)}
     results = [
         r
         for r in _subtree(a, line)
@@ -359,19 +360,6 @@ def _fix_pending(a: Analysis, f: Finding) -> list[Fix]:
     ]
 
 
-def _tool_call_ids(a: Analysis, line: int) -> list[tuple[str, int]]:
-    message = a.infos[line].obj.get("message")
-    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
-        return []
-    return [
-        (block["id"], n)
-        for n, block in enumerate(message["content"])
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(block.get("id"), str)
-    ]
-
-
 def _tool_result_id(a: Analysis, line: int) -> str | None:
     message = a.infos[line].obj.get("message")
     if not isinstance(message, dict) or message.get("role") != "toolResult":
@@ -384,7 +372,7 @@ def _answered_elsewhere(a: Analysis, result: int, removed: int) -> bool:
     """True when another toolCall with the result's id stays on the result's path."""
     ref = _tool_result_id(a, result)
     for node in a.tree.path_to(result):
-        if node not in (removed, result) and any(i == ref for i, _ in _tool_call_ids(a, node)):
+        if node not in (removed, result) and any(i == ref for _, i in entry_calls(a.infos[node].obj)):
             return True
     return False
 

@@ -80,17 +80,29 @@ def llm_role(message: Any) -> str | None:
     return _LLM_ROLES.get(role)
 
 
-def _call_ids(content: Any) -> tuple[str, ...]:
-    """The ids of the tool calls among an assistant message's ``content`` blocks (string ids)."""
+def call_ids(content: Any) -> list[tuple[int, str]]:
+    """``(block index, id)`` of each tool call among a message's ``content`` blocks.
+
+    The one reader of tool calls: a ``toolCall`` block with a string id. Only a string id
+    names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one.
+    """
     if not isinstance(content, list):
-        return ()
-    ids = []
-    for block in content:
+        return []
+    out = []
+    for n, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "toolCall":
             ident = block.get("id")
             if isinstance(ident, str):
-                ids.append(ident)
-    return tuple(ids)
+                out.append((n, ident))
+    return out
+
+
+def entry_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
+    """:func:`call_ids` of an assistant message entry (empty for any other entry)."""
+    message = obj.get("message")
+    if obj.get("type") != "message" or not isinstance(message, dict):
+        return []
+    return call_ids(message.get("content")) if message.get("role") == "assistant" else []
 
 
 def request(ctx: SessionContext) -> Request:
@@ -125,7 +137,7 @@ def request(ctx: SessionContext) -> Request:
             if message.get("stopReason") in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            calls = _call_ids(message.get("content"))
+            calls = tuple(ident for _, ident in call_ids(message.get("content")))
             if calls:
                 pending, answered = calls, set()
             sent.append(Sent("assistant", m.line, calls))

@@ -15,9 +15,9 @@ from pi_lsp.core.refs import (
     resolve,
     span_of,
     subject_at,
-    tool_calls,
     tool_sites,
 )
+from pi_lsp.core.sent import entry_calls
 
 from . import proto, requests
 from .proto import Frame
@@ -77,7 +77,7 @@ def _entry_references(
         out += _location(a, frame, uri, line, ("id",) if line in a.tree.id_of else ())
     for site in references_to(a, line):
         out += _location(a, frame, uri, site.line, site.path)
-    for _, ident in tool_calls(a.infos[line].obj):
+    for _, ident in entry_calls(a.infos[line].obj):
         for result in tool_sites(a, ident)[1]:
             if any(t.line == line for t in resolve(a, result)):
                 out += _location(a, frame, uri, result.line, result.path)

@@ -639,6 +639,23 @@ def test_reparent_skips_an_entry_whose_id_a_later_duplicate_takes() -> None:
     assert b.tree.parent[3] == 1
 
 
+def test_a_tool_call_block_outside_an_assistant_turn_answers_nothing() -> None:
+    """Only an assistant turn holds tool calls (pi-ai pairs results with those alone): a
+    ``toolCall`` block with the same id in a user message above does not keep the pending
+    turn's result answered, so the result goes with the turn."""
+    above = json.loads(user(A, None))
+    above["message"]["content"] = [{"type": "toolCall", "id": "t1", "name": "x", "arguments": {}}]
+    text = doc(
+        header(),
+        json.dumps(above),
+        assistant(B, A, calls=("t1",), stop="pending"),
+        result(C, B, "t1"),
+    )
+    assert offered(text, "PI201", 2)[0].startswith(
+        "Remove the pending assistant turn and its 1 tool result ("
+    )
+
+
 def test_pending_turn_in_a_cycle_still_takes_its_result() -> None:
     """The turn (line 2) and line 3 are each other's parent; the result of its call,
     written first, hangs below line 3: the walk down from the turn comes round to the
