@@ -367,7 +367,7 @@ def entry_facts(a: Analysis, line: int) -> EntryFacts | None:
         id=clip(tree.id_of[line], 80) if line in tree.id_of else None,
         parent_id=clip(parent_id, 80) if isinstance(parent_id, str) else None,
         parent=tree.parent.get(line),
-        depth=tree.depth.get(line),
+        depth=tree.depth_of(line),
         children=tuple(tree.children.get(line, ())),
         label=labels(a).get(line),
         label_lines=tuple(s.line for s in refs if s.field == "targetId"),

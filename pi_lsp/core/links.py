@@ -565,7 +565,7 @@ def _answered(tree: Tree, sites: list[tuple[int, int]], line: int) -> bool:
 def _check_duplicate_results(a: Analysis, out: list[Finding], ref: str, lines: list[int]) -> None:
     """PI422 on each answered result ``ref`` (``lines``) below another one."""
     tree = a.tree
-    ordered = sorted((tree.tin[line], line) for line in lines if line in tree.tin)
+    ordered = sorted((tree.tin[line], line) for line in lines if tree.numbered(line))
     stack: list[int] = []
     for _, line in ordered:
         while stack and not tree.is_ancestor(stack[-1], line):
@@ -586,13 +586,13 @@ def _check_duplicate_of(
     """PI422 on the answered result on ``line`` when another answered result ``ref``
     (``lines``) is above it: the nearest one, as :func:`_check_duplicate_results` finds."""
     tree = a.tree
-    if line not in tree.tin:
+    if not tree.numbered(line):
         return
     above = [
         r
         for r in lines
         if r != line
-        and r in tree.tin
+        and tree.numbered(r)
         and tree.is_ancestor(r, line)
         and _answered(tree, calls[ref], r)  # ``line`` is answered: ``ref`` has calls
     ]

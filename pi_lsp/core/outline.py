@@ -46,7 +46,7 @@ def _subtree_ends(tree: Tree) -> dict[int, int]:
     earlier ``tout``), so every child's end is known before its parent's.
     """
     ends: dict[int, int] = {}
-    for node in sorted(tree.tout, key=tree.tout.__getitem__):
+    for node in sorted(filter(tree.numbered, tree.entries), key=tree.tout.__getitem__):
         ends[node] = max([node, *(ends[c] for c in tree.children.get(node, ()))])
     return ends
 

@@ -8,6 +8,7 @@ followed; every walk here is bounded.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 
@@ -28,16 +29,24 @@ class Tree:
     leaf: int | None = None
     active: list[int] = field(default_factory=list)
     active_set: set[int] = field(default_factory=set)
-    tin: dict[int, int] = field(default_factory=dict)
-    tout: dict[int, int] = field(default_factory=dict)
-    depth: dict[int, int] = field(default_factory=dict)
+    tin: array[int] = field(default_factory=lambda: array("q"))
+    tout: array[int] = field(default_factory=lambda: array("q"))
+    depth: array[int] = field(default_factory=lambda: array("q"))
+    clock: int = 0
+
+    def numbered(self, line: int) -> bool:
+        """True when the Euler tour reached ``line`` (an entry no root reaches is not)."""
+        return 0 <= line < len(self.tin) and self.tin[line] >= 0
+
+    def depth_of(self, line: int) -> int | None:
+        """The depth of ``line`` below its root (0 for a root); None when not numbered."""
+        return self.depth[line] if self.numbered(line) else None
 
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or lies on the path from ``b`` to its root."""
-        ta, tb = self.tin.get(a), self.tin.get(b)
-        if ta is None or tb is None:
+        if not (self.numbered(a) and self.numbered(b)):
             return a == b
-        return ta <= tb and self.tout[b] <= self.tout[a]
+        return self.tin[a] <= self.tin[b] and self.tout[b] <= self.tout[a]
 
     def path_to(self, line: int) -> list[int]:
         """The path root → ``line`` (bounded; stops at a cycle)."""
@@ -105,8 +114,8 @@ def _build(entries: list[int], id_of: dict[int, str], parent: dict[int, int | No
             else:
                 kids.append(line)
     _number(tree)
-    if len(tree.tin) < len(entries):  # only entries no root reaches can lie on a cycle
-        _find_cycles(tree, [line for line in entries if line not in tree.tin])
+    if tree.clock < 2 * len(entries):  # only entries no root reaches can lie on a cycle
+        _find_cycles(tree, [line for line in entries if tree.tin[line] < 0])
     if entries:
         tree.leaf = entries[-1]
         tree.active = tree.path_to(tree.leaf)
@@ -133,11 +142,19 @@ def _find_cycles(tree: Tree, lines: list[int]) -> None:
             state[visited] = 2
 
 
+def _unnumbered(size: int) -> array[int]:
+    """``size`` slots of -1: no line numbered yet."""
+    return array("q", [-1]) * size
+
+
 def _number(tree: Tree) -> None:
-    """Euler-tour numbering from the roots (iterative), plus depths.
+    """Euler-tour numbering from the roots (iterative), plus depths, in arrays indexed by
+    line (-1 where the tour does not reach; compact where a dict per line is not).
 
     The stack holds ``line`` to enter a node and ``~line`` (negative) to leave it.
     """
+    size = tree.entries[-1] + 1 if tree.entries else 0
+    tree.tin, tree.tout, tree.depth = _unnumbered(size), _unnumbered(size), _unnumbered(size)
     clock = 0
     tin, tout, depth, children = tree.tin, tree.tout, tree.depth, tree.children
     for root in tree.roots:
@@ -156,9 +173,10 @@ def _number(tree: Tree) -> None:
             if kids:
                 d = depth[node] + 1
                 for child in reversed(kids):
-                    if child not in tin:
+                    if tin[child] < 0:
                         depth[child] = d
                         stack.append(child)
+    tree.clock = clock
 
 
 def extend(
@@ -190,11 +208,14 @@ def extend(
         children=dict(old.children),
         roots=list(old.roots),
         cycle=set(old.cycle),
-        tin=dict(old.tin),
-        tout=dict(old.tout),
-        depth=dict(old.depth),
     )
-    clock = 2 * len(old.tin)
+    grow = (lines[-1] + 1 - len(old.tin)) if lines else 0
+    tree.tin, tree.tout, tree.depth = (
+        old.tin + _unnumbered(grow),
+        old.tout + _unnumbered(grow),
+        old.depth + _unnumbered(grow),
+    )
+    clock = old.clock
     renumber = False
     for line in lines:
         ref = infos[line].obj.get("parentId")
@@ -210,7 +231,7 @@ def extend(
         tree.children[p] = [*tree.children.get(p, ()), line]
         if p == line:
             tree.cycle.add(line)
-        elif p in tree.tin and not renumber:
+        elif tree.numbered(p) and not renumber:
             q = tree.tout[p]
             if clock - q != tree.depth[p] + 1:
                 renumber = True  # entries after p in the tour would move
@@ -219,8 +240,8 @@ def extend(
                 tree.tout[node] += 2
             tree.tin[line], tree.tout[line], tree.depth[line] = q, q + 1, tree.depth[p] + 1
             clock += 2
+    tree.clock = clock
     if renumber:
-        tree.tin, tree.tout, tree.depth = {}, {}, {}
         _number(tree)
     if not tree.entries:
         return tree

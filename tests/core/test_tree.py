@@ -49,7 +49,10 @@ def test_leaf_is_the_last_entry_and_the_active_path_runs_to_its_root() -> None:
 
 def test_depths() -> None:
     t = make(BRANCHED)
-    assert t.depth == {1: 0, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3, 7: 0, 8: 1}
+    assert {line: t.depth_of(line) for line in t.entries} == {
+        1: 0, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3, 7: 0, 8: 1
+    }
+    assert t.depth_of(0) is None and t.depth_of(9) is None  # no entry there
 
 
 @pytest.mark.parametrize(
