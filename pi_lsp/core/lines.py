@@ -11,7 +11,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +76,7 @@ class LineInfo:
     value: Any = None
     type: str | None = None
     error: ParseError | None = None
-    issues: list[Issue] = field(default_factory=list)
+    issues: tuple[Issue, ...] = ()
     edge_space: tuple[int, int] | None = None
 
     @property
@@ -189,7 +189,7 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
     return None
 
 
-def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
+def check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
     """Line-local findings for a parsed line under a format context.
 
     An entry of a known type is first tried on a fast path, inlined here (a call costs as
@@ -218,13 +218,13 @@ def check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
         ):
             try:
                 if validator is None or validator.is_valid(obj):  # else PI200
-                    return []
+                    return ()  # the empty tuple is shared: nothing kept per clean line
             except UnicodeEncodeError:  # a lone surrogate escape: schema.validate copies
                 pass
     return full_check(text, info, ctx)
 
 
-def full_check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
+def full_check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
     """:func:`check` without its fast path: every check, finding or not."""
     issues: list[Issue] = []
     _check_size(text, ctx, issues)
@@ -237,7 +237,7 @@ def full_check(text: str, info: LineInfo, ctx: Context) -> list[Issue]:
         if info.edge_space is not None:
             issues.append(_header_after_space(text, info.edge_space))
         _check_schema(text, info, ctx, "header", issues)
-    return issues
+    return tuple(issues)
 
 
 _NOT_KNOWN: Any = object()

@@ -477,7 +477,7 @@ def test_a_line_over_the_size_limit() -> None:
         len(text),
         found[1],
     )
-    assert lines.check(text, lines.parse(text), Context("pi", 3, large_line=len(text))) == []
+    assert lines.check(text, lines.parse(text), Context("pi", 3, large_line=len(text))) == ()
 
 
 def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
