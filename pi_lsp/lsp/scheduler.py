@@ -14,7 +14,9 @@ worker threads (daemons: they never delay exit) do the rest:
 - the warm-up (one thread): once a document has been left unchanged for
   :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
   views requests need (the reference index, session totals), so the first hover does not
-  pay for them and a burst of typing is not slowed down by them;
+  pay for them and a burst of typing is not slowed down by them; and :data:`RELEASE_AFTER`
+  seconds after a document closes, it returns the freed memory to the system
+  (:mod:`~pi_lsp.lsp.memory`);
 - requests (a thread per request running at once, up to eight): :meth:`Scheduler.compute`
   runs a request's core work on a snapshot, so one slow request (an outline of a huge
   session) holds up neither the loop nor a quick request beside it.
@@ -38,12 +40,17 @@ from pi_lsp.core.analysis import gc_paused
 from pi_lsp.core.document import Document
 from pi_lsp.core.model import Analysis
 
+from .memory import give_back
 from .progress import Meter
 
 T = TypeVar("T")
 
 WARM_AFTER = 0.5
 """Seconds without a change after which the views requests need are precomputed."""
+
+RELEASE_AFTER = 1.0
+"""Seconds after a document closes before its freed memory goes back to the system (by
+then the warm-up timer, which holds the document for :data:`WARM_AFTER`, has let go)."""
 
 log = logging.getLogger("pi_lsp")
 
@@ -141,8 +148,15 @@ class Scheduler:
             self._drivers[uri] = asyncio.ensure_future(self._drive(uri))
 
     def forget(self, uri: str) -> None:
-        """Drop the driver of a closed document (it ends on its own)."""
+        """Drop the driver of a closed document (it ends on its own), and give the
+        document's memory back to the system once nothing holds it any more."""
         self._drivers.pop(uri, None)
+        self.release()
+
+    def release(self) -> None:
+        """In :data:`RELEASE_AFTER` seconds, in the background thread: return freed
+        memory to the system (:func:`~pi_lsp.lsp.memory.give_back`)."""
+        asyncio.get_running_loop().call_later(RELEASE_AFTER, self.background.submit, give_back)
 
     async def current(self, uri: str) -> Analysis | None:
         """The analysis of the current text of ``uri`` (None when it is not open)."""
@@ -173,7 +187,8 @@ class Scheduler:
         while True:
             await asyncio.sleep(0)  # let changes that are already queued land first
             doc = self.documents.get(uri)
-            if doc is None:
+            if doc is None:  # closed, maybe while its analysis ran: that is freed now
+                self.release()
                 return False
             if doc.is_stale:
                 meter = Meter()
