@@ -15,6 +15,8 @@ from pi_lsp.core.sent import (
     NOT_SENT,
     Request,
     Sent,
+    call_ids,
+    entry_calls,
     llm_role,
     pairing_faults,
     request,
@@ -379,3 +381,25 @@ def test_a_context_that_starts_with_a_result_sends_it() -> None:
     req = request(_ctx(_res("a"), USER))
     assert _shape(req) == [("toolResult", 1, "a"), ("user", 2, None)]
     assert _faults(req.messages) == [(0, 1, "a", "orphan")]
+
+
+def test_tool_calls_are_blocks_of_type_toolCall_with_a_string_id_at_their_index() -> None:
+    content: list[Any] = [
+        {"type": "text", "text": "x"},
+        {"type": "toolCall", "id": "t1"},
+        {"type": "toolCall", "id": 7},
+        {"type": "toolCall"},
+        "toolCall",
+        {"type": "toolUse", "id": "t2"},
+        {"type": "toolCall", "id": ""},
+    ]
+    assert call_ids(content) == [(1, "t1"), (6, "")]
+    assert call_ids({"type": "toolCall", "id": "t1"}) == [] and call_ids(None) == []
+    turn = {"type": "message", "message": {"role": "assistant", "content": content}}
+    assert entry_calls(turn) == [(1, "t1"), (6, "")]
+    for other in (
+        {**turn, "type": "custom_message"},
+        {"type": "message", "message": {"role": "user", "content": content}},
+        {"type": "message", "message": [content]},
+    ):
+        assert entry_calls(other) == []
