@@ -17,7 +17,13 @@ from .lines import Kind, LineInfo
 
 @dataclass(slots=True)
 class Tree:
-    """Parent/child structure over entry lines, with O(1) ancestor checks."""
+    """Parent/child structure over entry lines, with O(1) ancestor checks.
+
+    ``tin``, ``tout`` and ``depth`` are the Euler-tour numbers and depths, in arrays
+    indexed by line (-1 where the tour does not reach: a line that is no entry, or an
+    entry no root reaches); ``clock`` is the tour's next number (twice the entries it
+    numbered).
+    """
 
     entries: list[int] = field(default_factory=list)
     ids: dict[str, int] = field(default_factory=dict)
