@@ -28,7 +28,7 @@ import logging
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cattrs import transform_error
 from lsprotocol import types
@@ -215,6 +215,11 @@ class PiLanguageServer(LanguageServer):
     def options(self) -> Options:
         """Analysis options derived from the current settings."""
         return Options(large_line=self.settings.large_line)
+
+    @property
+    def full_texts(self) -> FullTexts:
+        """What the message decoder keeps of the documents' texts (see :class:`PiProtocol`)."""
+        return cast(PiProtocol, self.protocol).full_texts
 
     def client_pulls(self) -> bool:
         """True when the client asks for diagnostics itself (``textDocument/diagnostic``) and

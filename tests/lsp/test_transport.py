@@ -1,8 +1,9 @@
 """The message decoder: a full-text append to a large document is decoded from its end.
 
-:class:`FullTexts` must hand the server either the message as sent or, for an append,
-an insertion at the end of the text that gives exactly the text the client sent; any
-other message about the document makes it forget what it kept.
+:class:`FullTexts` must hand the server either the message as sent (a large text as its
+lines, see ``test_open_by_lines.py``) or, for an append, an insertion at the end of the
+text that gives exactly the text the client sent; any other message about the document
+makes it forget what it kept.
 """
 
 from __future__ import annotations
@@ -37,6 +38,17 @@ def changed(text: str, version: int = 2, uri: str = URI, first: str = "textDocum
         else {**params, "contentChanges": changes}
     )
     return orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
+
+
+def handled(texts: FullTexts, body: bytes) -> Any:
+    """``body`` decoded as the server's handler sees it: a full text taken from the decoder
+    (:meth:`FullTexts.take`, the lines joined here)."""
+    message = texts.loads(body)
+    params = message["params"]
+    opens = "text" in params["textDocument"]
+    item = params["textDocument"] if opens else params["contentChanges"][0]
+    item["text"] = texts.take(item["text"]).join()
+    return message
 
 
 def applied(text: str, message: dict[str, Any]) -> str:
@@ -74,6 +86,28 @@ def test_an_append_arrives_as_an_insertion_at_the_end(tail: str) -> None:
     assert again["params"]["contentChanges"][0]["text"] == "{}\n"
 
 
+def test_a_full_text_decoded_by_lines_is_what_the_next_append_extends() -> None:
+    """A large didOpen, and a full-text change that is no append, arrive as lines (the
+    message carries a marker instead of the text); the full text that extends either is an
+    append all the same."""
+    texts = FullTexts()
+    message = texts.loads(opened())
+    marker = message["params"]["textDocument"]["text"]
+    assert marker != TEXT
+    assert texts.take(marker).join() == TEXT
+    grown = texts.loads(changed(TEXT + "{}\n"))
+    assert grown["params"]["contentChanges"][0]["range"]["start"]["line"] == END
+    assert applied(TEXT, grown) == TEXT + "{}\n"
+    other = "x" + TEXT
+    message = texts.loads(changed(other, 3))
+    marker = message["params"]["contentChanges"][0]["text"]
+    assert marker != other
+    assert texts.take(marker).join() == other
+    grown = texts.loads(changed(other + "{}\n", 4))
+    assert grown["params"]["contentChanges"][0]["text"] == "{}\n"
+    assert applied(other, grown) == other + "{}\n"
+
+
 def test_a_torn_last_line_completed_is_an_append() -> None:
     torn = TEXT + LINE[:30]
     texts = FullTexts()
@@ -94,7 +128,7 @@ def test_a_change_that_is_no_append_is_decoded_as_sent(new: str) -> None:
     texts = FullTexts()
     texts.loads(opened())
     body = changed(new)
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
 
 
 def test_any_other_change_forgets_the_kept_text() -> None:
@@ -109,7 +143,7 @@ def test_any_other_change_forgets_the_kept_text() -> None:
         orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": small})
     )
     body = changed(TEXT + "{}\n", 3)
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
     texts.loads(opened())
     texts.loads(
         orjson.dumps(
@@ -120,17 +154,17 @@ def test_any_other_change_forgets_the_kept_text() -> None:
             }
         )
     )
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
 
 
 def test_other_documents_and_other_layouts_are_decoded_as_sent() -> None:
     texts = FullTexts()
     texts.loads(opened())
     other = changed(TEXT + "{}\n", uri="file:///tmp/other.jsonl")
-    assert texts.loads(other) == orjson.loads(other)
-    # the text before the document's URI: not recognised, decoded in full (and kept)
+    assert handled(texts, other) == orjson.loads(other)
+    # the text before the document's URI: not recognised, decoded by lines (and kept)
     late = changed(TEXT + "{}\n", first="contentChanges")
-    assert texts.loads(late) == orjson.loads(late)
+    assert handled(texts, late) == orjson.loads(late)
     message = texts.loads(changed(TEXT + "{}\n[]\n", 3))
     assert message["params"]["contentChanges"][0]["text"] == "[]\n"
 
@@ -159,7 +193,7 @@ def test_a_long_chain_of_appends_stays_an_append() -> None:
         ]
         text += tail
     edited = text.replace("00007", "00008", 1) + "{}\n"  # the kept hash is of the whole text
-    assert texts.loads(changed(edited, 99)) == orjson.loads(changed(edited, 99))
+    assert handled(texts, changed(edited, 99)) == orjson.loads(changed(edited, 99))
 
 
 def test_what_is_kept_of_a_large_text_is_small() -> None:
@@ -174,7 +208,8 @@ def test_what_is_kept_of_a_large_text_is_small() -> None:
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     data = texts.loads(body)
-    del data
+    lines = texts.take(data["params"]["textDocument"]["text"])  # as the handler does
+    del data, lines
     gc.collect()
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
