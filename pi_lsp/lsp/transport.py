@@ -47,8 +47,13 @@ from pi_lsp.core.text import SplitText, split_lines
 LARGE = 1 << 20
 """Bodies from this many bytes on are looked at for a full-text append, or decoded by lines."""
 
-CHUNK = 1 << 18
-"""Bytes of a large text decoded at a time (each piece ends with an escaped line feed)."""
+CHUNK = 1 << 17
+"""Bytes of a large text decoded at a time (each piece ends with an escaped line feed).
+
+Each piece's ``str`` is freed once split: smaller pieces leave less freed heap behind them
+(a 14 MB session held 3.21x its size at 64 KiB, its lines alone; 3.41x at 256 KiB),
+larger ones take fewer calls (and were faster).
+"""
 
 END = 2**31 - 1
 """A line past the end of any document: a position there is the end of the text."""
@@ -310,8 +315,8 @@ def _escaped(body: bytes, at: int) -> bool:
 
 
 def _string(body: bytes, start: int, end: int) -> str:
-    """The JSON string content ``body[start:end]``, decoded."""
-    text: str = orjson.loads(b'"' + body[start:end] + b'"')
+    """The JSON string content ``body[start:end]``, decoded (one copy of the bytes)."""
+    text: str = orjson.loads(b"".join((b'"', memoryview(body)[start:end], b'"')))
     return text
 
 
