@@ -13,7 +13,10 @@ bytes are decoded in pieces that each end with an escaped line feed and split in
 lines piece by piece; the envelope is decoded with a marker in place of the text.
 The handler (:mod:`pi_lsp.lsp.sync`) swaps the marker for the lines with
 :meth:`FullTexts.take`, while the message is handled. A piece orjson rejects (a lone
-surrogate escape) makes the whole message decode as any other.
+surrogate escape) makes the whole message decode as any other. The body itself is freed
+once decoded: pygls's reader loop keeps the last body until the next message arrives
+(through a whole analysis), so the server reads stdin through :class:`Bodies`, whose
+``bytearray`` bodies the decoder empties.
 
 A client that reloads a file pi appended to sends its whole new text as one change.
 :class:`FullTexts` (one per protocol) keeps, for each document, the length and a 128-bit
@@ -32,6 +35,7 @@ holds.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable
@@ -54,6 +58,9 @@ Each piece's ``str`` is freed once split: smaller pieces leave less freed heap b
 (a 14 MB session held 3.21x its size at 64 KiB, its lines alone; 3.41x at 256 KiB),
 larger ones take fewer calls (and were faster).
 """
+
+Body = bytes | bytearray
+"""A message body as read: ``bytes``, or a ``bytearray`` from :class:`Bodies`."""
 
 END = 2**31 - 1
 """A line past the end of any document: a position there is the end of the text."""
@@ -103,7 +110,7 @@ class FullTexts:
         self._texts: dict[str, _Kept] = {}
         self._split: _Split | None = None
 
-    def loads(self, body: bytes) -> Any:
+    def loads(self, body: Body) -> Any:
         """Decode one message body (a dict for any JSON-RPC message).
 
         A large didOpen or full-text didChange is an append, or is decoded by lines (its
@@ -148,7 +155,7 @@ class FullTexts:
         if uri is not None:
             self._texts.pop(uri, None)
 
-    def _by_lines(self, body: bytes) -> dict[str, Any] | None:
+    def _by_lines(self, body: Body) -> dict[str, Any] | None:
         """A didOpen or full-text didChange with its text decoded as lines (None: any other
         message, or a text to decode whole).
 
@@ -176,7 +183,7 @@ class FullTexts:
         self._texts[uri] = _Kept(close - start, xxhash.xxh3_128(memoryview(body)[start:close]))
         return envelope
 
-    def _append(self, body: bytes) -> dict[str, Any] | None:
+    def _append(self, body: Body) -> dict[str, Any] | None:
         """The message as an insertion at the end, when it is a full-text append."""
         key = _KEY.search(body, 0, 4096)
         if key is None:
@@ -241,7 +248,7 @@ def _full_text(data: dict[str, Any]) -> str | None:
     return text if list(change) == ["text"] and isinstance(text, str) else None
 
 
-def _lines(body: bytes, start: int) -> tuple[SplitText, int] | None:
+def _lines(body: Body, start: int) -> tuple[SplitText, int] | None:
     """The lines of the JSON string whose content starts at ``start`` in ``body``, and the
     index of its closing quote (None: no closing quote found).
 
@@ -271,7 +278,7 @@ def _lines(body: bytes, start: int) -> tuple[SplitText, int] | None:
     return SplitText(lines, terms), close
 
 
-def _cut(body: bytes, at: int) -> int:
+def _cut(body: Body, at: int) -> int:
     """Where the first line feed escaped as ``\\n`` from ``at`` on ends (-1: none)."""
     while (found := body.find(b"\\n", at)) >= 0:
         if not _escaped(body, found):
@@ -280,7 +287,7 @@ def _cut(body: bytes, at: int) -> int:
     return -1
 
 
-def _rest(body: bytes, pos: int) -> tuple[str, int] | None:
+def _rest(body: Body, pos: int) -> tuple[str, int] | None:
     """The end of the JSON string that goes on at ``pos`` (an escape starts there or
     after): its content from ``pos`` decoded, and the index of its closing quote.
 
@@ -303,7 +310,7 @@ def _rest(body: bytes, pos: int) -> tuple[str, int] | None:
     return None
 
 
-def _escaped(body: bytes, at: int) -> bool:
+def _escaped(body: Body, at: int) -> bool:
     """Whether the byte at ``at`` (inside a JSON string) follows an odd run of backslashes.
 
     The run ends at the string's opening quote at the latest.
@@ -314,19 +321,61 @@ def _escaped(body: bytes, at: int) -> bool:
     return (at - run) % 2 == 1
 
 
-def _string(body: bytes, start: int, end: int) -> str:
+def _string(body: Body, start: int, end: int) -> str:
     """The JSON string content ``body[start:end]``, decoded (one copy of the bytes)."""
     text: str = orjson.loads(b"".join((b'"', memoryview(body)[start:end], b'"')))
     return text
+
+
+class Bodies:
+    """stdin for pygls's reader, each message body read into a ``bytearray``.
+
+    pygls's reader loop keeps the last body referenced until the next message arrives, so
+    a large didOpen's bytes would stay through the analysis it starts; the decoder empties
+    a ``bytearray`` body once decoded, which frees them. pygls reads only ``readline`` and
+    ``read``.
+    """
+
+    def __init__(self, stdin: io.BufferedIOBase) -> None:
+        self._stdin = stdin
+
+    def readline(self) -> bytes:
+        """One header line."""
+        return self._stdin.readline()
+
+    def read(self, size: int) -> bytearray:
+        """The next ``size`` bytes (fewer at the end of the stream)."""
+        body = bytearray(size)
+        with memoryview(body) as view:
+            got = 0
+            while got < size and (n := self._stdin.readinto(view[got:])):
+                got += n
+        del body[got:]
+        return body
 
 
 class _Decoder:
     """Stands in for the ``json`` module inside :mod:`pygls.io_` (only ``loads`` is used)."""
 
     @staticmethod
-    def loads(body: bytes | str, object_hook: Callable[[dict[str, Any]], Any] | None = None) -> Any:
+    def loads(
+        body: Body | str,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
+    ) -> Any:
+        """The message in ``body``, structured by ``object_hook``; a ``bytearray`` body is
+        emptied (see :class:`Bodies`)."""
+        try:
+            return _Decoder._decode(body, object_hook)
+        finally:
+            if isinstance(body, bytearray):
+                body.clear()
+
+    @staticmethod
+    def _decode(
+        body: Body | str, object_hook: Callable[[dict[str, Any]], Any] | None
+    ) -> Any:
         texts = getattr(getattr(object_hook, "__self__", None), "full_texts", None)
-        if isinstance(texts, FullTexts) and isinstance(body, bytes):
+        if isinstance(texts, FullTexts) and not isinstance(body, str):
             data = texts.loads(body)
         else:
             try:

@@ -8,6 +8,7 @@ makes it forget what it kept.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import orjson
@@ -15,7 +16,7 @@ import pytest
 
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
-from pi_lsp.lsp.transport import END, LARGE, FullTexts
+from pi_lsp.lsp.transport import END, LARGE, Bodies, FullTexts, _Decoder
 
 URI = "file:///tmp/s.jsonl"
 LINE = '{"type":"message","id":"%05d","parentId":null,"message":{"role":"user","content":"é😀 \\"q\\" \u2028"}}'
@@ -215,3 +216,70 @@ def test_what_is_kept_of_a_large_text_is_small() -> None:
     tracemalloc.stop()
     assert kept < 4096, kept
     assert texts.loads(changed(big + "{}\n"))["params"]["contentChanges"][0]["text"] == "{}\n"
+
+
+class _Protocol:
+    """What the decoder looks for on pygls's hook: the protocol's ``full_texts``."""
+
+    def __init__(self) -> None:
+        self.full_texts = FullTexts()
+
+    def structure(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+def test_a_body_read_by_bodies_is_freed_once_decoded() -> None:
+    """pygls's reader keeps the last body until the next message arrives: a body read by
+    :class:`Bodies` is a bytearray that the decoder empties, whichever way it decoded it."""
+    lone = opened().replace(b'"version":1,"text":"', b'"version":1,"text":"\\ud800', 1)
+    small = b'{"jsonrpc":"2.0","method":"initialized","params":{}}'
+    sent = [opened(), changed(TEXT + "{}\n"), lone, small]
+    bodies = Bodies(io.BytesIO(b"Content-Length: 1\r\n\r\n" + b"".join(sent)))
+    assert bodies.readline() == b"Content-Length: 1\r\n"
+    assert bodies.readline() == b"\r\n"
+    protocol = _Protocol()
+    messages = []
+    for expected in sent:
+        body = bodies.read(len(expected))
+        assert isinstance(body, bytearray) and body == expected
+        messages.append(_Decoder.loads(body, object_hook=protocol.structure))
+        assert body == b""
+        if len(messages) == 1:  # the lines belong to the message being handled
+            text = protocol.full_texts.take(messages[0]["params"]["textDocument"]["text"])
+            assert text.join() == TEXT
+    _, append, whole, plain = messages
+    assert append["params"]["contentChanges"][0]["text"] == "{}\n"
+    assert whole["params"]["textDocument"]["text"] == "\ud800" + TEXT
+    assert plain == orjson.loads(small)
+    body = bytearray(small)
+    assert _Decoder.loads(body) == orjson.loads(small) and body == b""  # without pygls's hook
+    assert bodies.read(10) == b""  # the end of the stream
+
+
+def test_bodies_reads_a_body_that_arrives_in_parts() -> None:
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            n = min(3, len(buffer), len(self.data))
+            buffer[:n], self.data = self.data[:n], self.data[n:]
+            return n
+
+    assert Bodies(Trickle(b"0123456789")).read(8) == b"01234567"  # type: ignore[arg-type]
+    assert Bodies(Trickle(b"0123")).read(8) == b"0123"  # type: ignore[arg-type]
+
+
+def test_the_server_reads_stdin_through_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pygls.lsp.server import LanguageServer
+
+    from pi_lsp.lsp.server import PiLanguageServer
+
+    given: list[Any] = []
+    monkeypatch.setattr(LanguageServer, "start_io", lambda self, stdin, stdout: given.append(stdin))
+    PiLanguageServer().start_io(io.BytesIO(b"Content-Length: 2\r\n"))
+    (stdin,) = given
+    assert isinstance(stdin, Bodies) and stdin.readline() == b"Content-Length: 2\r\n"
