@@ -189,35 +189,35 @@ class FullTexts:
         if key is None:
             return None
         start = key.end()
-        view = memoryview(body)
-        for uri, kept in self._texts.items():
-            if orjson.dumps(uri) not in body[: key.start()]:
-                continue
-            pos = start + kept.length
-            if pos > len(body) or xxhash.xxh3_128_digest(view[start:pos]) != kept.hash.digest():
-                return None
-            rest = _REST.match(body, pos)
-            if rest is None:
-                return None
-            close = rest.end() - 1
-            try:
-                envelope = orjson.loads(body[: start - 1] + b'""' + body[close + 1 :])
-                tail = _string(body, pos, close)
-            except orjson.JSONDecodeError:
-                return None
-            if (
-                not isinstance(envelope, dict)
-                or _full_text(envelope) != ""
-                or _uri(envelope) != uri
-            ):
-                return None
-            grown = kept.hash.copy()
-            grown.update(view[pos:close])
-            self._texts[uri] = _Kept(close - start, grown)
-            end = {"line": END, "character": 0}
-            change = {"range": {"start": end, "end": dict(end)}, "text": tail}
-            envelope["params"]["contentChanges"] = [change]
-            return envelope
+        with memoryview(body) as view:  # released on return: a bytearray body is emptied
+            for uri, kept in self._texts.items():
+                if orjson.dumps(uri) not in body[: key.start()]:
+                    continue
+                pos = start + kept.length
+                if pos > len(body) or xxhash.xxh3_128_digest(view[start:pos]) != kept.hash.digest():
+                    return None
+                rest = _REST.match(body, pos)
+                if rest is None:
+                    return None
+                close = rest.end() - 1
+                try:
+                    envelope = orjson.loads(body[: start - 1] + b'""' + body[close + 1 :])
+                    tail = _string(body, pos, close)
+                except orjson.JSONDecodeError:
+                    return None
+                if (
+                    not isinstance(envelope, dict)
+                    or _full_text(envelope) != ""
+                    or _uri(envelope) != uri
+                ):
+                    return None
+                grown = kept.hash.copy()
+                grown.update(view[pos:close])
+                self._texts[uri] = _Kept(close - start, grown)
+                end = {"line": END, "character": 0}
+                change = {"range": {"start": end, "end": dict(end)}, "text": tail}
+                envelope["params"]["contentChanges"] = [change]
+                return envelope
         return None
 
 
