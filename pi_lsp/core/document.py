@@ -100,10 +100,15 @@ class Document:
 
     @classmethod
     def open(
-        cls, uri: str, text: str, version: int | None, path: str | None, options: Options
+        cls,
+        uri: str,
+        text: str | SplitText,
+        version: int | None,
+        path: str | None,
+        options: Options,
     ) -> Document:
-        """A document from its full text."""
-        return cls(uri, split_lines(text), version, path, options)
+        """A document from its full text, or the lines of it."""
+        return cls(uri, _split(text), version, path, options)
 
     @property
     def lines(self) -> list[str]:
@@ -115,25 +120,22 @@ class Document:
         """The whole text (joins lines; costly on huge documents)."""
         return self.text.join()
 
-    def replace_all(self, text: str) -> None:
-        """Replace the whole text (full sync); lines equal at both ends count as kept.
+    def replace_all(self, text: str | SplitText) -> None:
+        """Replace the whole text, or its lines (full sync); lines equal at both ends count
+        as kept.
 
         A text that starts with the current one (pi appended to the file the editor shows)
-        is split only after the current last line, whose line objects are kept: the
-        analysis then takes its append path.
+        keeps the line objects before the current last line: the analysis then takes its
+        append path.
         """
         old = self.text
-        keep = _kept_prefix(old, text)
-        if keep is None:
-            new = split_lines(text)
-            self._set_text(new, _line_edit(0, old.lines, new.lines))
-            return
-        lines, pos = keep
-        tail = split_lines(text[pos:])
-        new = SplitText(
-            old.lines[:lines] + tail.lines, old.terminators[:lines] + tail.terminators
-        )
-        self._set_text(new, _line_edit(lines, old.lines[lines:], tail.lines))
+        new = _split(text)
+        keep = _kept_lines(old, new)
+        if keep:
+            new = SplitText(
+                old.lines[:keep] + new.lines[keep:], old.terminators[:keep] + new.terminators[keep:]
+            )
+        self._set_text(new, _line_edit(keep, old.lines[keep:], new.lines[keep:]))
 
     def apply_change(
         self, start: Position, end: Position, new_text: str, encoding: Encoding
@@ -307,24 +309,24 @@ class Document:
         job.done.set()
 
 
-def _kept_prefix(old: SplitText, text: str) -> tuple[int, int] | None:
-    """``(lines, offset)`` when ``text`` starts with every line of ``old`` but the last,
-    with their terminators (``offset`` is where the rest starts), else None.
+def _split(text: str | SplitText) -> SplitText:
+    """``text`` as lines (split here when it is a ``str``)."""
+    return text if isinstance(text, SplitText) else split_lines(text)
 
-    Kept lines end before any lone ``\\r``: a ``\\n`` after it would join it.
+
+def _kept_lines(old: SplitText, new: SplitText) -> int:
+    """How many first lines of ``old`` ``new`` keeps: every line but the last, with its
+    terminator, when ``new`` starts with them all; else 0.
+
+    Kept lines end before any lone ``\\r``: a ``\\n`` may follow it in the new text (as
+    ``\\r\\n``), and the lines before it are kept all the same.
     """
     keep = len(old.lines) - 1
     while keep > 0 and old.terminators[keep - 1] == "\r":
         keep -= 1
-    pos = 0
-    for line, term in zip(old.lines[:keep], old.terminators[:keep], strict=True):
-        if not text.startswith(line, pos):
-            return None
-        pos += len(line)
-        if not text.startswith(term, pos):
-            return None
-        pos += len(term)
-    return keep, pos
+    if old.lines[:keep] == new.lines[:keep] and old.terminators[:keep] == new.terminators[:keep]:
+        return keep
+    return 0
 
 
 def _line_edit(first: int, old: list[str], new: list[str]) -> LineChange:

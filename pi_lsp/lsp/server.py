@@ -12,7 +12,8 @@ Document text is kept by the core (:class:`pi_lsp.core.document.Document`), not 
 pygls's workspace: pygls splits lines with ``str.splitlines``, which breaks at U+2028
 and friends that pi writes raw inside JSON strings. :class:`PiProtocol` stops pygls from
 keeping its own copy of each document, and answers a request whose params do not
-deserialize with InvalidParams (pygls would leave it unanswered).
+deserialize with InvalidParams (pygls would leave it unanswered). On stdio, message bodies
+are read so that the decoder frees them (:class:`~pi_lsp.lsp.transport.Bodies`).
 
 The error policy lives in :meth:`PiLanguageServer.report_server_error`: a bug in a
 request handler is answered by pygls as an InternalError and logged here as one line; a
@@ -24,11 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import io
 import logging
+import sys
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from cattrs import transform_error
 from lsprotocol import types
@@ -48,7 +51,7 @@ from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText
 
 from .scheduler import Scheduler
-from .transport import FullTexts
+from .transport import Bodies, FullTexts
 from .workspace_index import WorkspaceIndex
 from .workspace_reports import WorkspaceReports
 
@@ -215,6 +218,18 @@ class PiLanguageServer(LanguageServer):
     def options(self) -> Options:
         """Analysis options derived from the current settings."""
         return Options(large_line=self.settings.large_line)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdin and stdout, each message body read so the decoder can free it
+        (:class:`~pi_lsp.lsp.transport.Bodies`; pygls reads only its ``readline`` and
+        ``read``)."""
+        stream = cast(io.BufferedIOBase, stdin or sys.stdin.buffer)
+        super().start_io(cast(BinaryIO, Bodies(stream)), stdout)
+
+    @property
+    def full_texts(self) -> FullTexts:
+        """What the message decoder keeps of the documents' texts (see :class:`PiProtocol`)."""
+        return cast(PiProtocol, self.protocol).full_texts
 
     def client_pulls(self) -> bool:
         """True when the client asks for diagnostics itself (``textDocument/diagnostic``) and

@@ -1,7 +1,9 @@
 """Document synchronisation: open, change (incremental or full) and close.
 
 Text lives in the core's :class:`~pi_lsp.core.document.Document`; every change is
-applied there with the core's line math (only the touched lines are re-split). The
+applied there with the core's line math (only the touched lines are re-split). A large
+full text arrives as lines the message decoder split (:meth:`FullTexts.take
+<pi_lsp.lsp.transport.FullTexts.take>`), never as one ``str``. The
 handlers never analyse: they ask for a background analysis
 (:func:`~pi_lsp.lsp.diagnostics.refresh`), which cancels one of older text and publishes
 diagnostics once the current version is analysed. Closing a document drops it with
@@ -30,10 +32,10 @@ def register(server: PiLanguageServer) -> None:
         if old is not None:
             old.cancel()
         # take the text out of the message, which pygls keeps until the next one arrives:
-        # only the document's lines hold it from here on
-        text, item.text = item.text, ""
-        ls.documents[item.uri] = Document.open(item.uri, text, item.version, path, ls.options)
-        del text
+        # only the document's lines hold it from here on (a large text arrives as lines)
+        lines = ls.full_texts.take(item.text)
+        item.text = ""
+        ls.documents[item.uri] = Document.open(item.uri, lines, item.version, path, ls.options)
         diagnostics.refresh(ls, item.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -53,7 +55,7 @@ def register(server: PiLanguageServer) -> None:
                     encoding,
                 )
             else:
-                doc.replace_all(change.text)
+                doc.replace_all(ls.full_texts.take(change.text))
         doc.set_version(params.text_document.version)
         diagnostics.refresh(ls, uri)
 

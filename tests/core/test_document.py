@@ -10,6 +10,7 @@ import pytest
 import pi_lsp.core.analysis as analysis_module
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
+from pi_lsp.core.text import split_lines
 
 HEADER = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}'
 
@@ -79,6 +80,22 @@ def test_full_sync_of_an_appended_text_keeps_the_line_objects() -> None:
     assert doc.lines == ["a", "b", "cd", "e", ""]
     assert doc.lines[0] is before[0] and doc.lines[1] is before[1]
     assert doc.text.terminators == ["\n", "\n", "\n", "\n", ""]
+
+
+def test_full_sync_by_lines_keeps_the_line_objects_of_an_appended_text() -> None:
+    """Lines split elsewhere (the server's decoder splits a large text) keep the line
+    objects of the text they extend, up to a lone \\r that became \\r\\n."""
+    doc = Document.open("u", split_lines("a\nb\rc"), 1, None, Options())
+    before = list(doc.lines)
+    doc.replace_all(split_lines("a\nb\r\ncd\n"))
+    assert doc.text == split_lines("a\nb\r\ncd\n")
+    assert doc.lines[0] is before[0]
+    kept = list(doc.lines)
+    doc.replace_all(split_lines("a\nb\r\ncd\nx"))
+    assert doc.text == split_lines("a\nb\r\ncd\nx")
+    assert all(new is old for new, old in zip(doc.lines[:3], kept[:3], strict=True))
+    doc.replace_all(split_lines("a\nB\r\ncd\nx"))
+    assert doc.source == "a\nB\r\ncd\nx"
 
 
 def test_full_sync_of_another_text_replaces_every_line() -> None:

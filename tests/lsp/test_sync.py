@@ -179,3 +179,52 @@ async def test_a_large_document_grown_by_full_text_changes_is_analysed_as_sent(
         fresh = await open_document(client, grown, uri.replace("big-append", f"fresh-{version}"))
         assert published == fresh
         assert fresh  # the appended dangling parent (and the cut-off last line) are reported
+
+
+async def replace_range(
+    client: LanguageClient, uri: str, text: str, version: int
+) -> list[types.Diagnostic]:
+    """Replace the document's text by a ranged change (a message the decoder decodes whole)
+    and return the diagnostics published for it."""
+    end = types.Position(line=2**31 - 1, character=0)  # past the last line: the end
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(line=0, character=0), end=end),
+                    text=text,
+                )
+            ],
+        )
+    )
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri and params.version == version:
+            return list(params.diagnostics)
+
+
+async def test_a_large_text_decoded_by_lines_is_analysed_as_the_text_decoded_whole(
+    client: LanguageClient,
+) -> None:
+    """A didOpen and a full-text didChange over 1 MiB (the decoder splits their text into
+    lines, never one ``str``) publish what the same texts publish when they arrive in a
+    ranged change (decoded whole, split by the core): \\r\\n, a lone \\r, U+2028, astral
+    characters and escaped backslashes before an ``n`` included."""
+    uri = "file:///tmp/pi-lsp-test/by-lines.jsonl"
+    whole = "file:///tmp/pi-lsp-test/whole.jsonl"
+    lines = [HEADER, entry("a", None, "é😀 \u2028 " + "x" * 200)]
+    lines += [entry(f"n{k}", f"n{k - 1}" if k else "a", "y😀\\\\n" * 80) for k in range(3500)]
+    lines[1000] += "\r" + entry("ghost-child", "ghost")
+    lines[2000] = '{"type":"message","id":"torn'
+    text = "\r\n".join(lines[:1500]) + "\r\n" + "\n".join(lines[1500:]) + "\n"
+    assert len(text.encode()) > 1 << 20
+    published = await open_document(client, text, uri)
+    await open_document(client, "", whole)
+    assert published == await replace_range(client, whole, text, 2)
+    found = [("PI400", 1001), ("PI001", 2001), ("PI400", 2002)]  # lines after a lone \r
+    assert [(d.code, d.range.start.line) for d in published] == found
+    edited = text.replace("n10", "n10\u2028", 1)  # no append: decoded by lines again
+    published = await change_all(client, uri, edited, 2)
+    assert published == await replace_range(client, whole, edited, 3)
+    assert [(d.code, d.range.start.line) for d in published] == [("PI400", 13), *found]

@@ -1,12 +1,14 @@
 """The message decoder: a full-text append to a large document is decoded from its end.
 
-:class:`FullTexts` must hand the server either the message as sent or, for an append,
-an insertion at the end of the text that gives exactly the text the client sent; any
-other message about the document makes it forget what it kept.
+:class:`FullTexts` must hand the server either the message as sent (a large text as its
+lines, see ``test_open_by_lines.py``) or, for an append, an insertion at the end of the
+text that gives exactly the text the client sent; any other message about the document
+makes it forget what it kept.
 """
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import orjson
@@ -14,7 +16,7 @@ import pytest
 
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
-from pi_lsp.lsp.transport import END, LARGE, FullTexts
+from pi_lsp.lsp.transport import END, LARGE, Bodies, FullTexts, _Decoder
 
 URI = "file:///tmp/s.jsonl"
 LINE = '{"type":"message","id":"%05d","parentId":null,"message":{"role":"user","content":"é😀 \\"q\\" \u2028"}}'
@@ -37,6 +39,17 @@ def changed(text: str, version: int = 2, uri: str = URI, first: str = "textDocum
         else {**params, "contentChanges": changes}
     )
     return orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
+
+
+def handled(texts: FullTexts, body: bytes) -> Any:
+    """``body`` decoded as the server's handler sees it: a full text taken from the decoder
+    (:meth:`FullTexts.take`, the lines joined here)."""
+    message = texts.loads(body)
+    params = message["params"]
+    opens = "text" in params["textDocument"]
+    item = params["textDocument"] if opens else params["contentChanges"][0]
+    item["text"] = texts.take(item["text"]).join()
+    return message
 
 
 def applied(text: str, message: dict[str, Any]) -> str:
@@ -74,6 +87,28 @@ def test_an_append_arrives_as_an_insertion_at_the_end(tail: str) -> None:
     assert again["params"]["contentChanges"][0]["text"] == "{}\n"
 
 
+def test_a_full_text_decoded_by_lines_is_what_the_next_append_extends() -> None:
+    """A large didOpen, and a full-text change that is no append, arrive as lines (the
+    message carries a marker instead of the text); the full text that extends either is an
+    append all the same."""
+    texts = FullTexts()
+    message = texts.loads(opened())
+    marker = message["params"]["textDocument"]["text"]
+    assert marker != TEXT
+    assert texts.take(marker).join() == TEXT
+    grown = texts.loads(changed(TEXT + "{}\n"))
+    assert grown["params"]["contentChanges"][0]["range"]["start"]["line"] == END
+    assert applied(TEXT, grown) == TEXT + "{}\n"
+    other = "x" + TEXT
+    message = texts.loads(changed(other, 3))
+    marker = message["params"]["contentChanges"][0]["text"]
+    assert marker != other
+    assert texts.take(marker).join() == other
+    grown = texts.loads(changed(other + "{}\n", 4))
+    assert grown["params"]["contentChanges"][0]["text"] == "{}\n"
+    assert applied(other, grown) == other + "{}\n"
+
+
 def test_a_torn_last_line_completed_is_an_append() -> None:
     torn = TEXT + LINE[:30]
     texts = FullTexts()
@@ -94,7 +129,7 @@ def test_a_change_that_is_no_append_is_decoded_as_sent(new: str) -> None:
     texts = FullTexts()
     texts.loads(opened())
     body = changed(new)
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
 
 
 def test_any_other_change_forgets_the_kept_text() -> None:
@@ -109,7 +144,7 @@ def test_any_other_change_forgets_the_kept_text() -> None:
         orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": small})
     )
     body = changed(TEXT + "{}\n", 3)
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
     texts.loads(opened())
     texts.loads(
         orjson.dumps(
@@ -120,17 +155,17 @@ def test_any_other_change_forgets_the_kept_text() -> None:
             }
         )
     )
-    assert texts.loads(body) == orjson.loads(body)
+    assert handled(texts, body) == orjson.loads(body)
 
 
 def test_other_documents_and_other_layouts_are_decoded_as_sent() -> None:
     texts = FullTexts()
     texts.loads(opened())
     other = changed(TEXT + "{}\n", uri="file:///tmp/other.jsonl")
-    assert texts.loads(other) == orjson.loads(other)
-    # the text before the document's URI: not recognised, decoded in full (and kept)
+    assert handled(texts, other) == orjson.loads(other)
+    # the text before the document's URI: not recognised, decoded by lines (and kept)
     late = changed(TEXT + "{}\n", first="contentChanges")
-    assert texts.loads(late) == orjson.loads(late)
+    assert handled(texts, late) == orjson.loads(late)
     message = texts.loads(changed(TEXT + "{}\n[]\n", 3))
     assert message["params"]["contentChanges"][0]["text"] == "[]\n"
 
@@ -159,7 +194,7 @@ def test_a_long_chain_of_appends_stays_an_append() -> None:
         ]
         text += tail
     edited = text.replace("00007", "00008", 1) + "{}\n"  # the kept hash is of the whole text
-    assert texts.loads(changed(edited, 99)) == orjson.loads(changed(edited, 99))
+    assert handled(texts, changed(edited, 99)) == orjson.loads(changed(edited, 99))
 
 
 def test_what_is_kept_of_a_large_text_is_small() -> None:
@@ -174,9 +209,77 @@ def test_what_is_kept_of_a_large_text_is_small() -> None:
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     data = texts.loads(body)
-    del data
+    lines = texts.take(data["params"]["textDocument"]["text"])  # as the handler does
+    del data, lines
     gc.collect()
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert kept < 4096, kept
     assert texts.loads(changed(big + "{}\n"))["params"]["contentChanges"][0]["text"] == "{}\n"
+
+
+class _Protocol:
+    """What the decoder looks for on pygls's hook: the protocol's ``full_texts``."""
+
+    def __init__(self) -> None:
+        self.full_texts = FullTexts()
+
+    def structure(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+def test_a_body_read_by_bodies_is_freed_once_decoded() -> None:
+    """pygls's reader keeps the last body until the next message arrives: a body read by
+    :class:`Bodies` is a bytearray that the decoder empties, whichever way it decoded it."""
+    lone = opened().replace(b'"version":1,"text":"', b'"version":1,"text":"\\ud800', 1)
+    small = b'{"jsonrpc":"2.0","method":"initialized","params":{}}'
+    sent = [opened(), changed(TEXT + "{}\n"), lone, small]
+    bodies = Bodies(io.BytesIO(b"Content-Length: 1\r\n\r\n" + b"".join(sent)))
+    assert bodies.readline() == b"Content-Length: 1\r\n"
+    assert bodies.readline() == b"\r\n"
+    protocol = _Protocol()
+    messages = []
+    for expected in sent:
+        body = bodies.read(len(expected))
+        assert isinstance(body, bytearray) and body == expected
+        messages.append(_Decoder.loads(body, object_hook=protocol.structure))
+        assert body == b""
+        if len(messages) == 1:  # the lines belong to the message being handled
+            text = protocol.full_texts.take(messages[0]["params"]["textDocument"]["text"])
+            assert text.join() == TEXT
+    _, append, whole, plain = messages
+    assert append["params"]["contentChanges"][0]["text"] == "{}\n"
+    assert whole["params"]["textDocument"]["text"] == "\ud800" + TEXT
+    assert plain == orjson.loads(small)
+    body = bytearray(small)
+    assert _Decoder.loads(body) == orjson.loads(small) and body == b""  # without pygls's hook
+    assert bodies.read(10) == b""  # the end of the stream
+
+
+def test_bodies_reads_a_body_that_arrives_in_parts() -> None:
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            n = min(3, len(buffer), len(self.data))
+            buffer[:n], self.data = self.data[:n], self.data[n:]
+            return n
+
+    assert Bodies(Trickle(b"0123456789")).read(8) == b"01234567"  # type: ignore[arg-type]
+    assert Bodies(Trickle(b"0123")).read(8) == b"0123"  # type: ignore[arg-type]
+
+
+def test_the_server_reads_stdin_through_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pygls.lsp.server import LanguageServer
+
+    from pi_lsp.lsp.server import PiLanguageServer
+
+    given: list[Any] = []
+    monkeypatch.setattr(LanguageServer, "start_io", lambda self, stdin, stdout: given.append(stdin))
+    PiLanguageServer().start_io(io.BytesIO(b"Content-Length: 2\r\n"))
+    (stdin,) = given
+    assert isinstance(stdin, Bodies) and stdin.readline() == b"Content-Length: 2\r\n"
