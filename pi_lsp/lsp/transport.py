@@ -163,8 +163,8 @@ class FullTexts:
         the next append.
         """
         key = _KEY.search(body, 0, 4096)
-        if key is None:
-            return None
+        if key is None or b'"range"' in body[: key.start()]:
+            return None  # a ranged change (its key first, as VS Code writes it): decoded once, whole
         start = key.end()
         try:
             found = _lines(body, start)

@@ -203,3 +203,26 @@ def test_a_marker_sent_as_a_text_is_refused() -> None:
     with pytest.raises(RuntimeError):
         texts.take(marker)
     assert texts.take("a\rb") == SplitText(["a", "b"], ["\r", ""])
+
+
+def test_a_large_ranged_change_is_decoded_once_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """VS Code writes a change's range before its text: such a change is not split into
+    lines (its text is inserted, not a document), and its text is decoded once."""
+    text = "x😀\n" * (LARGE // 4)
+    change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}
+    body = orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": URI, "version": 2},
+                "contentChanges": [{**change, "rangeLength": 0, "text": text}],
+            },
+        }
+    )
+
+    def never(*_: object) -> None:
+        raise AssertionError("decoded by lines")
+
+    monkeypatch.setattr(transport, "_lines", never)
+    assert FullTexts().loads(body) == orjson.loads(body)
