@@ -715,3 +715,21 @@ def test_an_edit_of_the_compaction_keeps_its_checkpoint_and_summary() -> None:
     assert roles(ctx) == [("system", 2), ("compactionSummary", 2), ("user", 1)]
     assert ctx.messages[0].message == checkpoint and ctx.messages[1].message["summary"] == "s"
     assert ctx.edits == {2: 3}
+
+
+def test_a_value_that_is_no_object_is_an_entry_nothing_links_to() -> None:
+    """pi keeps a parsed line that is no object as an entry without id or type: nothing
+    links to it, and as the last line it is the leaf of an empty context."""
+    for odd in ("7", "true", '"text"', "[1, 2]", "[]"):
+        middle = doc(header(), user(A, None), odd, user(B, A))
+        ctx = session_context(analyze(middle))
+        assert ctx.path == [1, 3] and [m.line for m in ctx.messages] == [1, 3], odd
+        last = session_context(analyze(doc(header(), user(A, None), user(B, A), odd)))
+        assert (last.leaf, last.path, last.messages) == (3, [3], []), odd
+
+
+def test_a_context_is_extended_by_a_child_without_an_id() -> None:
+    """The last entry without an id is the one ``byId`` holds for ``undefined``."""
+    got, want = grown(raw(type="message", parentId=C, message={"role": "user", "content": "x"}))
+    assert got is not None and got == want
+    assert got.leaf == 4 and got.leaf_id is UNDEFINED and [m.line for m in got.messages] == [2, 3, 4]
