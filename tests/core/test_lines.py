@@ -499,3 +499,10 @@ def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
     assert message.endswith(
         "pi-ai's provider adapters leave blocks of a kind they do not know out of the request"
     )
+
+
+def test_a_schema_definition_that_is_no_entry_type_is_an_unknown_entry_type() -> None:
+    """pi knows no entry of type ``Cost``, though the schema defines a ``Cost`` object: a
+    line that is a valid ``Cost`` is PI004 (the fast path checks the format's entry types)."""
+    text = js({"type": "Cost", "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0})
+    assert [i[0] for i in issues(text)] == ["PI004"]
