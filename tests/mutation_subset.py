@@ -66,8 +66,10 @@ class _Runner:
     failure.
     """
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], module: str = "", warm: bool = False) -> None:
         self.names = names
+        self.module = module
+        self.warm = warm
         self.results: dict[str, str] = {}
         self.problem = "the tests were not run: see pytest's output above"
 
@@ -79,6 +81,10 @@ class _Runner:
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             os.environ["MUTANT_UNDER_TEST"] = name
+            if self.warm:  # the mutated module's own caches are made again, under the mutant
+                for value in vars(sys.modules[f"pi_lsp.core.{self.module}"]).values():
+                    if callable(getattr(value, "cache_clear", None)):
+                        value.cache_clear()
             items = session.items
             for i, item in enumerate(items):
                 following = items[i + 1] if i + 1 < len(items) else None
@@ -101,6 +107,12 @@ class _Runner:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         """Check the tests pass and notice a mutant, then run each mutant."""
         self.problem = ""
+        if self.warm:  # once here, so that the children find what the tests cache
+            for i, item in enumerate(session.items):
+                following = session.items[i + 1] if i + 1 < len(session.items) else None
+                if any(r.failed for r in runtestprotocol(item, nextitem=following, log=False)):
+                    self.problem = "the tests fail without a mutant: fix them first"
+                    return True
         start = time.monotonic()
         if self._run(session, "", 3600.0) != "survived":
             self.problem = "the tests fail without a mutant: fix them first"
@@ -125,6 +137,12 @@ def main() -> int:
         "--names", type=Path, help="only the mutants named in this file (one name a line)"
     )
     parser.add_argument("--no-generate", action="store_true", help="reuse mutants/ as it is")
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="run the tests once before forking, so every child shares what they cache (the "
+        "compiled schemas); the module's own functools caches are cleared in each child",
+    )
     args = parser.parse_args()
     if not args.no_generate:
         generate()
@@ -141,7 +159,7 @@ def main() -> int:
     if args.names:
         chosen = set(args.names.read_text(encoding="utf-8").split())
         names = [n for n in names if n in chosen]
-    runner = _Runner(names)
+    runner = _Runner(names, args.module, args.warm)
     pytest.main([*args.tests, *PYTEST_ARGS], plugins=[runner])
     if runner.problem:
         print(runner.problem, file=sys.stderr)

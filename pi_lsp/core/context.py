@@ -421,17 +421,9 @@ def _parent_index(entry: Any, by_id: dict[Any, int]) -> int | None:
     return by_id.get(_key(parent)) if js_truthy(parent) else None
 
 
-def context_entries(path: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    """pi's ``buildContextEntries`` over a path (``(line, entry)`` root → leaf)."""
-    at = -1
-    for n, (_, entry) in enumerate(path):
-        if _get(entry, "type") == "compaction":
-            at = n
-    return list(path) if at < 0 else _compacted(path, at)
-
-
 def _compacted(path: list[tuple[int, Any]], at: int) -> list[tuple[int, Any]]:
-    """:func:`context_entries` of ``path`` whose newest compaction is ``path[at]``."""
+    """pi's ``buildContextEntries`` over a path (``(line, entry)`` root → leaf) whose newest
+    compaction is ``path[at]``."""
     compaction = path[at][1]
     c_id = _get(compaction, "id")
     # the compaction is on the path and its id is _same as itself: pi's findIndex always

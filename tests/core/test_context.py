@@ -375,6 +375,11 @@ def test_missing_values_are_undefined_not_errors() -> None:
     assert ctx.thinking_level is UNDEFINED
     assert ctx.to_json()["thinkingLevel"] is None
     assert ctx.to_json()["model"] == {"provider": None, "modelId": None}
+    assert ctx.model == {"provider": UNDEFINED, "modelId": UNDEFINED}  # pi's undefined
+    turn = js({"type": "message", "id": C, "parentId": B, "timestamp": TS,
+               "message": {"role": "assistant", "content": [], "timestamp": 1}})
+    ctx = session_context(analyze(doc(header(), entry("model_change", B, None), turn)))
+    assert ctx.model == {"provider": UNDEFINED, "modelId": UNDEFINED}
 
 
 def bash(ident: str, parent: str | None, **fields: object) -> str:
@@ -715,3 +720,46 @@ def test_an_edit_of_the_compaction_keeps_its_checkpoint_and_summary() -> None:
     assert roles(ctx) == [("system", 2), ("compactionSummary", 2), ("user", 1)]
     assert ctx.messages[0].message == checkpoint and ctx.messages[1].message["summary"] == "s"
     assert ctx.edits == {2: 3}
+
+
+def test_a_value_that_is_no_object_is_an_entry_nothing_links_to() -> None:
+    """pi keeps a parsed line that is no object as an entry without id or type: nothing
+    links to it, and as the last line it is the leaf of an empty context."""
+    for odd in ("7", "true", '"text"', "[1, 2]", "[]"):
+        middle = doc(header(), user(A, None), odd, user(B, A))
+        ctx = session_context(analyze(middle))
+        assert ctx.path == [1, 3] and [m.line for m in ctx.messages] == [1, 3], odd
+        last = session_context(analyze(doc(header(), user(A, None), user(B, A), odd)))
+        assert (last.leaf, last.path, last.messages) == (3, [3], []), odd
+
+
+def test_a_context_is_extended_by_a_child_without_an_id() -> None:
+    """The last entry without an id is the one ``byId`` holds for ``undefined``."""
+    got, want = grown(raw(type="message", parentId=C, message={"role": "user", "content": "x"}))
+    assert got is not None and got == want
+    assert got.leaf == 4 and got.leaf_id is UNDEFINED and [m.line for m in got.messages] == [2, 3, 4]
+
+
+def test_older_compaction_inside_the_kept_range_adds_nothing_under_an_edit() -> None:
+    """The same with a context edit on the path (the projection that applies edits)."""
+    text = doc(
+        header(),
+        user(A, None),
+        entry("compaction", B, A, summary="old", firstKeptEntryId=A, tokensBefore=1),
+        user(C, B),
+        entry("compaction", D, C, summary="new", firstKeptEntryId=B, tokensBefore=2),
+        user(E, D),
+        edit(F, E, E, {"content": "edited"}),
+    )
+    ctx = session_context(analyze(text))
+    assert roles(ctx) == [("compactionSummary", 4), ("user", 3), ("user", 5)]
+    assert ctx.messages[0].message["summary"] == "new" and ctx.edits == {5: 6}
+    assert ctx.messages[2].message["content"] == "edited"
+
+
+def test_a_message_entry_without_a_message_gives_undefined() -> None:
+    """pi's ``[entry.message]`` of an entry with no ``message``: ``undefined``, not null."""
+    text = doc(header(), user(A, None), raw(type="message", id=B, parentId=A))
+    ctx = session_context(analyze(text))
+    assert ctx.messages[1].line == 2 and ctx.messages[1].message is UNDEFINED
+    assert [m.role for m in ctx.messages] == ["user", None]

@@ -499,3 +499,19 @@ def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
     assert message.endswith(
         "pi-ai's provider adapters leave blocks of a kind they do not know out of the request"
     )
+
+
+def test_a_schema_definition_that_is_no_entry_type_is_an_unknown_entry_type() -> None:
+    """pi knows no entry of type ``Cost``, though the schema defines a ``Cost`` object: a
+    line that is a valid ``Cost`` is PI004 (the fast path checks the format's entry types)."""
+    text = js({"type": "Cost", "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0})
+    assert [i[0] for i in issues(text)] == ["PI004"]
+
+
+@pytest.mark.parametrize("role", [["user"], {"name": "user"}, 1, None])
+def test_a_message_whose_role_is_no_string_is_judged_by_the_schema(role: Any) -> None:
+    """No role's own validator applies (an array or object role is not even a key)."""
+    obj = json.loads(user("a", None))
+    obj["message"]["role"] = role
+    found = issues(js(obj))
+    assert found and all(code == "PI200" for code, *_ in found), found

@@ -501,3 +501,9 @@ def test_v1_every_compaction_is_checked() -> None:
         v1_compaction(9),
     )
     assert sorted(f.span.line for f in a.findings if f.code == "PI413") == [2, 5]
+
+
+def test_a_session_of_a_header_alone_has_no_link_finding() -> None:
+    """No entry: nothing is unlinked (and no last entry to name)."""
+    a = analyze(doc(header()))
+    assert [f.code for f in a.findings if f.code.startswith(("PI3", "PI4"))] == []

@@ -664,3 +664,12 @@ def test_each_result_of_a_dropped_turn_of_several_calls_is_matched_by_its_own_id
     state = pairing.check(analyze(text))[1]
     assert state is not None
     assert [c.unless_active for c in state.candidates] == [3]
+
+
+def test_a_compaction_does_not_end_the_search_for_candidates_below_it() -> None:
+    """Entries after a compaction in the file are still judged (a PI425 on another leaf)."""
+    text = doc(
+        header(), user(A, None), compaction(B, A, A), assistant(C, B, calls=("t1",)),
+        custom(D, C), result(E, D, "t1"), assistant(F, E), user(G, A, "elsewhere"),
+    )
+    assert [f[:3] for f in found(text)] == [("PI425", Severity.WARNING, 4)]

@@ -529,3 +529,70 @@ def test_the_lean_copy_keeps_names_and_data_and_drops_only_annotations() -> None
         "$defs": {"title": {"const": {"description": "kept: data"}}},
         "anyOf": [{"enum": [{"title": "kept"}]}],
     }
+
+
+def test_only_an_exact_discriminating_if_is_reduced_in_the_lean_copy() -> None:
+    """An ``allOf`` item is reduced to its constant only when its ``if`` is exactly "an
+    object whose required property P is this constant" (and the schema requires P); any
+    other item could judge a value differently without its other tests, so it stays whole."""
+    test = {"type": "object", "properties": {"k": {"const": 1}}, "required": ["k"]}
+    then = {"required": ["v"]}
+
+    def lean_items(branch: dict[str, Any]) -> Any:
+        schema = {"type": "object", "required": ["k"], "allOf": [branch]}
+        return core_schema._lean_copy(schema)["allOf"]
+
+    assert lean_items({"if": test, "then": then}) == [
+        {"if": {"properties": {"k": {"const": 1}}}, "then": then}
+    ]
+    kept = [
+        {"if": test, "then": then, "else": {"required": ["w"]}},  # an else
+        {"if": {**test, "minProperties": 2}, "then": then},  # another test in the if
+        {"if": {**test, "type": "string"}, "then": then},  # not an object test
+        {"if": {**test, "properties": {"k": {"const": 1}, "j": {}}}, "then": then},  # two properties
+        {"if": {**test, "required": []}, "then": then},  # the property not required
+        {"if": {**test, "properties": {"k": {"const": 1, "type": "integer"}}}, "then": then},
+    ]
+    for branch in kept:
+        assert lean_items(branch) == [branch], branch
+
+
+def test_a_role_dispatch_is_read_only_from_its_exact_shape() -> None:
+    """``AgentMessage`` gives a definition per role only when it is exactly an object with a
+    required ``role`` among an ``enum`` and an ``allOf`` of ``if role is R then ...``: any
+    other shape may test more than the role, so there is no dispatch (None)."""
+    user_then, user_more = {"required": ["content"]}, {"required": ["timestamp"]}
+
+    def branch(role: Any, then: Any = user_then) -> dict[str, Any]:
+        return {"if": {"properties": {"role": {"const": role}}}, "then": then}
+
+    good: dict[str, Any] = {
+        "type": "object",
+        "required": ["role"],
+        "properties": {"role": {"enum": ["user", "assistant"]}},
+        "allOf": [branch("user"), branch("nobody"), branch("user", user_more)],
+    }
+    # a role without a branch takes anything; a branch of a role the enum refuses is unused
+    assert core_schema._role_dispatch(good) == {"user": [user_then, user_more], "assistant": [True]}
+    role = good["properties"]["role"]
+    bad: list[dict[str, Any]] = [
+        {**good, "title": "x"},
+        {**good, "type": "array"},
+        {**good, "required": "role"},
+        {**good, "required": ["content"]},
+        {**good, "properties": [role]},
+        {**good, "properties": {"role": role, "content": {}}},
+        {**good, "properties": {"role": True}},
+        {**good, "properties": {"role": {**role, "type": "string"}}},
+        {**good, "allOf": {}},
+        {**good, "properties": {"role": {"enum": "user"}}},
+        {**good, "properties": {"role": {"enum": ["user", 1]}}},
+        {**good, "allOf": [True]},
+        {**good, "allOf": [{**branch("user"), "else": True}]},
+        {**good, "allOf": [{"if": True, "then": user_then}]},
+        {**good, "allOf": [{"if": {"properties": {"role": {"enum": ["user"]}}}, "then": user_then}]},
+        {**good, "allOf": [branch(1)]},
+        {**good, "allOf": [{"if": {**branch("user")["if"], "required": ["role"]}, "then": user_then}]},
+    ]
+    for agent in bad:
+        assert core_schema._role_dispatch(agent) is None, agent
