@@ -68,9 +68,6 @@ END = 2**31 - 1
 _KEY = re.compile(rb'"text"\s*:\s*"')
 """The ``text`` member of a message, up to the opening quote of its value."""
 
-_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"')
-"""The rest of a JSON string's content, up to and including its closing quote."""
-
 _MARKER = "\0pi-lsp: the decoder holds this text as lines"
 """What a message decoded by lines carries as its text (:meth:`FullTexts.take` swaps it)."""
 
@@ -120,10 +117,11 @@ class FullTexts:
         their own.
         """
         self._split = None
-        if len(body) >= LARGE:
-            found = self._append(body) if self._texts else None
+        key = _KEY.search(body, 0, 4096) if len(body) >= LARGE else None
+        if key is not None:
+            found = self._append(body, key) if self._texts else None
             if found is None:
-                found = self._by_lines(body)
+                found = self._by_lines(body, key)
             if found is not None:
                 return found
         try:
@@ -155,15 +153,14 @@ class FullTexts:
         if uri is not None:
             self._texts.pop(uri, None)
 
-    def _by_lines(self, body: Body) -> dict[str, Any] | None:
+    def _by_lines(self, body: Body, key: re.Match[bytes]) -> dict[str, Any] | None:
         """A didOpen or full-text didChange with its text decoded as lines (None: any other
-        message, or a text to decode whole).
+        message, or a text to decode whole); ``key`` is its ``text`` member's key.
 
         The lines are kept for :meth:`take`, and the text's encoded length and hash for
         the next append.
         """
-        key = _KEY.search(body, 0, 4096)
-        if key is None or b'"range"' in body[: key.start()]:
+        if b'"range"' in body[: key.start()]:
             return None  # a ranged change (its key first, as VS Code writes it): decoded once, whole
         start = key.end()
         try:
@@ -183,11 +180,9 @@ class FullTexts:
         self._texts[uri] = _Kept(close - start, xxhash.xxh3_128(memoryview(body)[start:close]))
         return envelope
 
-    def _append(self, body: Body) -> dict[str, Any] | None:
-        """The message as an insertion at the end, when it is a full-text append."""
-        key = _KEY.search(body, 0, 4096)
-        if key is None:
-            return None
+    def _append(self, body: Body, key: re.Match[bytes]) -> dict[str, Any] | None:
+        """The message as an insertion at the end, when it is a full-text append (``key``:
+        its ``text`` member's key)."""
         start = key.end()
         with memoryview(body) as view:  # released on return: a bytearray body is emptied
             for uri, kept in self._texts.items():
@@ -196,13 +191,12 @@ class FullTexts:
                 pos = start + kept.length
                 if pos > len(body) or xxhash.xxh3_128_digest(view[start:pos]) != kept.hash.digest():
                     return None
-                rest = _REST.match(body, pos)
+                rest = _rest(body, pos)
                 if rest is None:
                     return None
-                close = rest.end() - 1
+                tail, close = rest
                 try:
                     envelope = orjson.loads(body[: start - 1] + b'""' + body[close + 1 :])
-                    tail = _string(body, pos, close)
                 except orjson.JSONDecodeError:
                     return None
                 if (

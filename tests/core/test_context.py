@@ -180,16 +180,19 @@ def test_retain_none_compaction_keeps_nothing_before_it() -> None:
     assert roles(session_context(analyze(text))) == [("compactionSummary", 3), ("user", 4)]
 
 
+OLDER_COMPACTION_KEPT = (
+    header(),
+    user(A, None),
+    entry("compaction", B, A, summary="old", firstKeptEntryId=A, tokensBefore=1),
+    user(C, B),
+    entry("compaction", D, C, summary="new", firstKeptEntryId=B, tokensBefore=2),
+    user(E, D),
+)
+"""A newer compaction that keeps an older one (line 2) in its kept range."""
+
+
 def test_older_compaction_inside_the_kept_range_adds_nothing() -> None:
-    text = doc(
-        header(),
-        user(A, None),
-        entry("compaction", B, A, summary="old", firstKeptEntryId=A, tokensBefore=1),
-        user(C, B),
-        entry("compaction", D, C, summary="new", firstKeptEntryId=B, tokensBefore=2),
-        user(E, D),
-    )
-    ctx = session_context(analyze(text))
+    ctx = session_context(analyze(doc(*OLDER_COMPACTION_KEPT)))
     assert roles(ctx) == [("compactionSummary", 4), ("user", 3), ("user", 5)]
     assert ctx.messages[0].message["summary"] == "new"
 
@@ -742,15 +745,7 @@ def test_a_context_is_extended_by_a_child_without_an_id() -> None:
 
 def test_older_compaction_inside_the_kept_range_adds_nothing_under_an_edit() -> None:
     """The same with a context edit on the path (the projection that applies edits)."""
-    text = doc(
-        header(),
-        user(A, None),
-        entry("compaction", B, A, summary="old", firstKeptEntryId=A, tokensBefore=1),
-        user(C, B),
-        entry("compaction", D, C, summary="new", firstKeptEntryId=B, tokensBefore=2),
-        user(E, D),
-        edit(F, E, E, {"content": "edited"}),
-    )
+    text = doc(*OLDER_COMPACTION_KEPT, edit(F, E, E, {"content": "edited"}))
     ctx = session_context(analyze(text))
     assert roles(ctx) == [("compactionSummary", 4), ("user", 3), ("user", 5)]
     assert ctx.messages[0].message["summary"] == "new" and ctx.edits == {5: 6}
