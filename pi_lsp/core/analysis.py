@@ -18,10 +18,14 @@ hundreds of MB and for re-analysis after small edits:
   otherwise they are recomputed (dictionary work over ids, linear in the number of
   entries).
 - Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
-- Lines of :data:`HUGE_LINE` characters or more (embedded images) keep a *slim* parsed
-  value: strings longer than :data:`SLIM_KEEP` characters are cut to their first
-  :data:`SLIM_KEEP` characters, so a 2 MB base64 string is not held twice (once in the
-  text, once parsed). :meth:`Analysis.value` re-parses such a line in full on demand.
+- Lines of :data:`SLIM_LINE` characters or more keep a *slim* parsed value: each text
+  (a string under a key of :data:`_TEXT_KEYS`, or anywhere inside tool call arguments and
+  result details) longer than :data:`SLIM_KEEP` characters is cut to its first
+  :data:`SLIM_KEEP` characters after any leading whitespace, so long texts (tool output,
+  base64 images) are not held twice (once in the text, once parsed). Every string the
+  links, the context or the findings compare (ids, types, roles) is kept whole; a cut text
+  keeps its truthiness and whether it is blank. :meth:`Analysis.value` re-parses such a
+  line in full on demand.
 - ``cancelled()`` is polled about every MiB of text that is not reused from earlier
   results; when it returns true the analysis stops with :class:`Cancelled`, which
   carries the line results finished so far for the next run to reuse.
@@ -42,10 +46,11 @@ from .file_findings import header_findings, line_findings
 from .files import read_lines
 from .findings import sort_key
 from .header import read_header
+from .jsonl import JS_SPACE
 from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .migrate import js_truthy
-from .model import HUGE_LINE, SLIM_KEEP, Analysis, Cancelled, Options
+from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import SplitText, split_lines
 from .tree import Tree, build_tree
 
@@ -69,25 +74,68 @@ def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
 _SLIM_DEPTH = 64
 """Below this depth a slim value is kept as it is (no recursion on pathological nesting)."""
 
+_TEXT_KEYS = frozenset(
+    {
+        "text", "thinking", "data", "content", "summary", "output", "command",
+        "errorMessage", "thinkingSignature", "textSignature", "signature",
+    }
+)
+"""Keys whose string values are texts: read for previews and truthiness, never compared."""
 
-def _slim(value: Any, depth: int = 0) -> Any:
-    """``value`` with every string longer than :data:`SLIM_KEEP` cut to that length."""
+_FREE_KEYS = frozenset({"arguments", "details"})
+"""Keys of free-form values (a tool call's arguments, a result's details): every string
+inside is a text."""
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`SLIM_KEEP` characters after its leading JavaScript whitespace
+    (so a cut text is blank exactly when the whole text is)."""
+    lead = JS_SPACE.match(text).end()  # type: ignore[union-attr]  # matches everywhere
+    return text[: lead + SLIM_KEEP]
+
+
+def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0) -> Any:
+    """``value`` with each text longer than :data:`SLIM_KEEP` cut (:func:`_cut`); what
+    holds no such text is returned as it is (containers are copied only on a path to a cut).
+
+    ``key`` is the key ``value`` is under (a list's items are under the list's key),
+    ``free`` is true inside a free-form value.
+    """
     if isinstance(value, str):
-        return value[:SLIM_KEEP]
+        if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS):
+            return _cut(value)
+        return value
     if depth >= _SLIM_DEPTH:
         return value
     if isinstance(value, dict):
-        return {k: _slim(v, depth + 1) for k, v in value.items()}
+        out: dict[str, Any] | None = None
+        for k, v in value.items():
+            if isinstance(v, str | dict | list):
+                slim = _slim(v, k, free or k in _FREE_KEYS, depth + 1)
+                if slim is not v:
+                    if out is None:
+                        out = dict(value)
+                    out[k] = slim
+        return value if out is None else out
     if isinstance(value, list):
-        return [_slim(v, depth + 1) for v in value]
+        items: list[Any] | None = None
+        for n, v in enumerate(value):
+            if isinstance(v, str | dict | list):
+                slim = _slim(v, key, free, depth + 1)
+                if slim is not v:
+                    if items is None:
+                        items = list(value)
+                    items[n] = slim
+        return value if items is None else items
     return value
 
 
-def _lookup(tables: list[dict[str, LineInfo]], text: str, huge: bool) -> LineInfo | None:
-    """A known parse of ``text`` (on a huge line only one without a slim value)."""
+def _lookup(tables: list[dict[str, LineInfo]], text: str, slim: bool) -> LineInfo | None:
+    """A known parse of ``text`` (on a line of :data:`SLIM_LINE` characters or more, only
+    one without a value, which may be slim)."""
     for table in tables:
         found = table.get(text)
-        if found is not None and not (huge and found.value is not None):
+        if found is not None and not (slim and found.value is not None):
             return found
     return None
 
@@ -133,7 +181,7 @@ class _Lines:
                 continue
             info = mine.get(text)
             if info is None:
-                info = _lookup(known, text, len(text) >= HUGE_LINE)
+                info = _lookup(known, text, len(text) >= SLIM_LINE)
                 if info is None:
                     info = parse(text)
                     budget -= len(text)
@@ -187,15 +235,15 @@ class _Lines:
     def _check(
         text: str, ctx: Context, other: list[dict[str, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
-        huge = len(text) >= HUGE_LINE
+        slim = len(text) >= SLIM_LINE
         if base is None:
-            base = _lookup(other, text, huge)
+            base = _lookup(other, text, slim)
         if base is None:
             info = parse(text)
         else:
             info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
         info.issues = check(text, info, ctx)
-        if huge and info.value is not None:
+        if slim and info.value is not None:
             info.value = _slim(info.value)
         return info
 

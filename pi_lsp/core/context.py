@@ -28,7 +28,7 @@ the walk stops and ``cycle`` is set.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -361,13 +361,26 @@ def is_system_message(entry: Any) -> bool:
 
 
 def entries_of(a: Analysis) -> list[tuple[int, Any]]:
-    """pi's entries (header excluded) as ``(line, value)``, migrated when the file is v1/v2."""
-    m = migrate.plan(a, edits=False)
+    """pi's entries (header excluded) as ``(line, value)``, migrated when the file is v1/v2.
+
+    Values are the analysis's: slim on long lines, enough for links and structure.
+    """
+    return _entries(a, migrate.plan(a, edits=False))
+
+
+def _entries(
+    a: Analysis, m: migrate.Migration | None, full: Collection[int] = ()
+) -> list[tuple[int, Any]]:
+    """:func:`entries_of` under the migration ``m``, the values of the lines in ``full``
+    read in full (:meth:`Analysis.value`)."""
     if m is not None:
-        values = migrate.migrated_values(a, m)
+        values = migrate.migrated_values(a, m, full)
     else:
         infos = a.infos
-        values = [(line, infos[line].value) for line in migrate.parsed_lines(a)]
+        values = [
+            (line, a.value(line) if line in full else infos[line].value)
+            for line in migrate.parsed_lines(a)
+        ]
     return [(line, v) for line, v in values if not (isinstance(v, dict) and v.get("type") == "session")]
 
 
@@ -589,7 +602,11 @@ def session_context(
     the entry on that line (how v1 entries, which have no ids yet, are named); a line
     that holds no entry falls back to the last entry, as an unknown id does.
     """
-    entries = entries_of(a)
+    m = migrate.plan(a, edits=False)  # one plan: a v1 file's ids are made up by it
+    entries = _entries(a, m)
     if leaf_line is not None:
         leaf_id = next((_get(v, "id") for line, v in entries if line == leaf_line), UNDEFINED)
-    return build_context(entries, leaf_id)
+    ctx = build_context(entries, leaf_id)
+    # its messages carry texts: the same context again, from the path's values in full
+    path = set(ctx.path)
+    return build_context(_entries(a, m, path), leaf_id) if path else ctx

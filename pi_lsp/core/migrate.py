@@ -20,6 +20,7 @@ are the ones pi builds.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -218,14 +219,17 @@ def _plan_roles(a: Analysis, parsed: list[int], m: Migration, edits: bool) -> No
                 )
 
 
-def migrated_values(a: Analysis, m: Migration) -> list[tuple[int, Any]]:
+def migrated_values(
+    a: Analysis, m: Migration, full: Container[int] = ()
+) -> list[tuple[int, Any]]:
     """pi's parsed entries after migration: ``(line, value)``, header first.
 
-    Objects are shallow copies with the migrated members; nothing is re-parsed.
+    Objects are shallow copies with the migrated members. Values are the analysis's (slim
+    on long lines), but those of the lines in ``full``: :meth:`Analysis.value`.
     """
     out: list[tuple[int, Any]] = []
     for line in parsed_lines(a):
-        value = a.infos[line].value
+        value = a.value(line) if line in full else a.infos[line].value
         if isinstance(value, dict):
             value = _migrated_object(line, value, m)
         out.append((line, value))

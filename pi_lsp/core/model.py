@@ -21,11 +21,12 @@ from .tree import Tree
 if TYPE_CHECKING:
     from .links import LinkState
 
-HUGE_LINE = 256 * 1024
+SLIM_LINE = 4096
 """Lines at least this long (in code points) keep a slim parsed value."""
 
-SLIM_KEEP = 8192
-"""In a slim value, strings longer than this keep only their first ``SLIM_KEEP`` characters."""
+SLIM_KEEP = 512
+"""In a slim value, a text longer than this keeps only its first ``SLIM_KEEP`` characters
+(after any leading whitespace)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,7 @@ class Analysis:
     def entry(self, line: int) -> dict[str, Any]:
         """The parsed object on ``line`` (empty when the line is not an object).
 
-        On a line of :data:`HUGE_LINE` characters or more this is the slim value; see
+        On a line of :data:`SLIM_LINE` characters or more this is the slim value; see
         :meth:`value` for the full one.
         """
         if 0 <= line < len(self.infos):
@@ -113,7 +114,7 @@ class Analysis:
         if not 0 <= line < len(self.infos):
             return None
         info = self.infos[line]
-        if info.value is None or len(self.text.lines[line]) < HUGE_LINE:
+        if info.value is None or len(self.text.lines[line]) < SLIM_LINE:
             return info.value
         # as the line was parsed: a header keeps its value after a BOM (only a first line
         # parses with one, and only a line that parsed gets here)

@@ -13,7 +13,7 @@ import pi_lsp.core.lines as lines_module
 from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.lines import LineInfo
-from pi_lsp.core.model import HUGE_LINE, SLIM_KEEP, Cancelled, Options
+from pi_lsp.core.model import SLIM_LINE, SLIM_KEEP, Cancelled, Options
 
 from .pi_sessions import doc, entry, header, js, user
 
@@ -56,15 +56,17 @@ def _nested(depth: int, value: object) -> object:
     return value
 
 
-def test_a_huge_line_cuts_long_strings_down_to_64_levels_deep() -> None:
-    # the entry is level 0, its field ``deep`` level 1: a string inside 63 more lists is
-    # on level 64 and cut; one level deeper it is kept whole (no deeper recursion)
-    text = "y" * HUGE_LINE
-    obj = {**json.loads(user(B, A)), "cut": _nested(63, text), "kept": _nested(64, text)}
+def test_a_long_line_cuts_long_strings_down_to_64_levels_deep() -> None:
+    # the entry is level 0, ``details`` level 1, its ``cut`` level 2: a string inside 62
+    # more lists is on level 64 and cut; one level deeper it is kept whole (no deeper
+    # recursion)
+    text = "y" * SLIM_LINE
+    details = {"cut": _nested(62, text), "kept": _nested(63, text)}
+    obj = {**json.loads(user(B, A)), "details": details}
     a = analyze(doc(header(), user(A, None), js(obj)))
     entry = a.entry(2)
-    assert entry["cut"] == _nested(63, text[:SLIM_KEEP])
-    assert entry["kept"] == _nested(64, text)
+    assert entry["details"]["cut"] == _nested(62, text[:SLIM_KEEP])
+    assert entry["details"]["kept"] == _nested(63, text)
     assert a.value(2) == obj
 
 
@@ -73,7 +75,7 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
 ) -> None:
     # every line is checked again under the new version, but the parse of an unchanged
     # line is reused; a huge line's kept parse is slim, so that line is parsed in full again
-    huge = js({**json.loads(user(B, A)), "blob": "z" * HUGE_LINE})
+    huge = js({**json.loads(user(B, A)), "details": "z" * SLIM_LINE})
     lines = [header(3), user(A, None), huge, user("c" * 8, B), user("d" * 8, "c" * 8)]
     first = analyze(doc(*lines))
     parsed: list[str] = []
@@ -87,7 +89,7 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
     second = analyze(doc(header(2), *lines[1:]), previous=first)
     assert second.version == 2
     assert sorted(parsed) == sorted([header(2), header(2), huge, lines[-1]])
-    assert second.entry(2)["blob"] == "z" * SLIM_KEEP
+    assert second.entry(2)["details"] == "z" * SLIM_KEEP
 
 
 @pytest.mark.parametrize(

@@ -1183,8 +1183,8 @@ def test_a_tool_result_entry_keeps_its_own_tool_name() -> None:
 
 
 def test_a_huge_assistant_message_gets_no_second_tool_call() -> None:
-    # the analysis keeps a huge line's long strings cut short (model.SLIM_KEEP), so a long
-    # tool_use id there is not found for the tool_call entry below it
+    # the analysis keeps a long line's texts cut short (model.SLIM_KEEP) but its ids whole,
+    # so the long tool_use id there is found for the tool_call entry below it
     big, ident = text("A" * 600_000), "t" * 9000
     source = render(
         [
