@@ -21,7 +21,7 @@ from .tree import Tree
 if TYPE_CHECKING:
     from .links import LinkState
 
-SLIM_LINE = 4096
+SLIM_LINE = 2048
 """Lines at least this long (in code points) keep a slim parsed value."""
 
 SLIM_KEEP = 512
