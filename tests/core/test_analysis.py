@@ -1,5 +1,5 @@
 """The analysis pipeline (core/analysis.py): the header and version it finds, the slim
-values of huge lines, and the parses it reuses."""
+values of long lines, and the parses it reuses."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pi_lsp.core.lines as lines_module
 from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.lines import LineInfo
-from pi_lsp.core.model import SLIM_LINE, SLIM_KEEP, Cancelled, Options
+from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
 
 from .pi_sessions import doc, entry, header, js, user
 
@@ -237,3 +237,21 @@ def test_an_analysis_cancelled_on_the_way_is_finished_from_what_it_did(
     with pytest.raises(Cancelled) as stopped:
         analyze(text, cancelled=cancelled)
     assert analyze(text, partial=stopped.value).findings == analyze(text).findings
+
+
+def test_slim_copies_only_the_containers_on_a_path_to_a_cut() -> None:
+    long = "x" * (SLIM_KEEP + 1)
+    value = {
+        "type": "message",
+        "message": {"role": "user", "content": [{"type": "text", "text": long}, {"type": "image"}]},
+        "label": long,
+        "usage": {"input": 1},
+    }
+    before = json.loads(json.dumps(value))
+    slim = analysis_module._slim(value)
+    assert value == before  # nothing cut in place: the value may be another analysis's
+    assert slim["message"]["content"][0]["text"] == long[:SLIM_KEEP]
+    assert slim["label"] == long  # no text key: kept whole
+    assert slim["usage"] is value["usage"] and slim["message"]["content"][1] is value["message"]["content"][1]
+    untouched = {"type": "message", "message": {"role": "user", "content": "short"}}
+    assert analysis_module._slim(untouched) is untouched
