@@ -46,7 +46,7 @@ from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .migrate import js_truthy
 from .model import HUGE_LINE, SLIM_KEEP, Analysis, Cancelled, Options
-from .text import SplitText, split_lines
+from .text import Lines, SplitText, split_lines
 from .tree import Tree, build_tree
 
 _TICK = MIB
@@ -97,7 +97,7 @@ class _Lines:
 
     def __init__(
         self,
-        lines: list[str],
+        lines: Lines,
         sources: list[tuple[Context | None, dict[str, LineInfo]]],
         cancelled: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
@@ -341,7 +341,7 @@ def _lone_leaf(tree: Tree, version: int) -> int | None:
     return leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
 
 
-def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[LineInfo] | None]:
+def _context(run: _Lines, lines: Lines) -> tuple[str, int, int | None, list[LineInfo] | None]:
     """Format, version and header line; parse results when every line had to be parsed.
 
     Usually the header is the first line that parses and names its version, and only the

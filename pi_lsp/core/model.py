@@ -15,7 +15,7 @@ from .jsonl import Walked, locate
 from .limits import MIB
 from .lines import Context, LineInfo, parse
 from .memo import Views
-from .text import SplitText
+from .text import Lines, SplitText
 from .tree import Tree
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class Analysis:
     walked: dict[int, Walked] = field(default_factory=dict, repr=False, compare=False)
 
     @property
-    def lines(self) -> list[str]:
+    def lines(self) -> Lines:
         """The document's lines, without terminators."""
         return self.text.lines
 
