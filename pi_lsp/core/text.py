@@ -13,7 +13,6 @@ is kept as its UTF-8 bytes, and decoded when it is read.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
@@ -25,21 +24,36 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 Stored = str | bytes
 """A line as :class:`Lines` holds it: the ``str``, or its UTF-8 bytes (:func:`pack`)."""
 
-_NARROW = sys.getsizeof("\xe9") - 1
-"""``sys.getsizeof`` of a non-ASCII ``str`` of one byte a character, less its length."""
+_ASTRAL = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+"""The bytes that start the UTF-8 of a character above U+FFFF."""
 
 
 def pack(text: str) -> Stored:
     """``text`` as :class:`Lines` stores it: its UTF-8 bytes when they take less memory
-    than the ``str`` (which then holds 2 or 4 bytes a character), else the ``str``.
+    than the ``str``, else the ``str``.
 
-    Lone surrogates survive (``surrogatepass``). The choice depends on the text alone, so
-    two lines are equal exactly when their stored items are.
+    CPython stores a ``str`` at 1, 2 or 4 bytes a character, by its widest character. At 1
+    (ASCII, Latin-1) UTF-8 is never shorter; at 4 (a character above U+FFFF, an emoji) it
+    is never longer; at 2 it is kept when shorter. The choice depends on the text alone
+    (not on ``sys.getsizeof``, which counts a UTF-8 copy a ``str`` may cache), so two lines
+    are equal exactly when their stored items are. Lone surrogates survive
+    (``surrogatepass``).
     """
-    if text.isascii() or sys.getsizeof(text) - len(text) == _NARROW:
-        return text  # one byte a character: UTF-8 would save at most the str's header
+    if text.isascii() or _latin1(text):
+        return text
     data = text.encode("utf-8", "surrogatepass")
-    return data if sys.getsizeof(data) < sys.getsizeof(text) else text
+    if len(data) < 2 * len(text) or any(lead in data for lead in _ASTRAL):
+        return data
+    return text
+
+
+def _latin1(text: str) -> bool:
+    """Whether every character of ``text`` is below U+0100."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def unpack(item: Stored) -> str:
@@ -62,11 +76,13 @@ class Lines(Sequence[str]):
     _items: list[Stored]
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
+        # most lines are ASCII: tested here, without a call of pack for each
         self._items = [text if text.isascii() else pack(text) for text in texts]
 
     @classmethod
     def from_raw(cls, items: Iterable[Stored]) -> Lines:
-        """Lines of ``items`` as :meth:`raw` gives them (stored as they are)."""
+        """Lines of stored items, as :meth:`raw` gives them (kept as they are, never packed
+        again)."""
         return cls._of(list(items))
 
     @classmethod
