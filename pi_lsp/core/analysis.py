@@ -9,7 +9,8 @@ hundreds of MB and for re-analysis after small edits:
 - Line-local work (parsing, schema validation, line checks) is cached per line text and
   format context, so re-analysing an edited document only parses and validates the lines
   whose text changed. The context (format and version) is read from the header before the
-  lines are checked, so each line is visited once.
+  lines are checked, so each line is visited once. The caches are keyed by the lines as
+  :class:`~pi_lsp.core.text.Lines` stores them, and a line is decoded only to be parsed.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
   finding points into a changed line. When the text only grew (:func:`appended`) they
@@ -51,11 +52,12 @@ from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .text import SplitText, split_lines
+from .text import Lines, SplitText, Stored, split_lines, unpack
 from .tree import Tree, build_tree
 
 _TICK = MIB
-"""Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls."""
+"""Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls
+(a line stored as bytes counts its bytes)."""
 
 _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
@@ -130,7 +132,7 @@ def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0
     return value
 
 
-def _lookup(tables: list[dict[str, LineInfo]], text: str, slim: bool) -> LineInfo | None:
+def _lookup(tables: list[dict[Stored, LineInfo]], text: Stored, slim: bool) -> LineInfo | None:
     """A known parse of ``text`` (on a line of :data:`SLIM_LINE` characters or more, only
     one without a value, which may be slim)."""
     for table in tables:
@@ -145,8 +147,8 @@ class _Lines:
 
     def __init__(
         self,
-        lines: list[str],
-        sources: list[tuple[Context | None, dict[str, LineInfo]]],
+        lines: Lines,
+        sources: list[tuple[Context | None, dict[Stored, LineInfo]]],
         cancelled: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
     ) -> None:
@@ -161,31 +163,32 @@ class _Lines:
             (i for i in range(len(lines) - 1, -1, -1) if not is_blank(lines[i])), -1
         )
 
-    def edge(self, i: int, text: str) -> LineInfo | None:
+    def edge(self, i: int, key: Stored) -> LineInfo | None:
         """A fresh parse of the first or last non-blank line (trimmed as pi trims), else None."""
         if i != self.first and i != self.last:
             return None
-        return parse(text, first=i == self.first, last=i == self.last)
+        return parse(unpack(key), first=i == self.first, last=i == self.last)
 
     def parse_only(self, upto: int | None = None) -> list[LineInfo]:
         """Parse results of the first ``upto`` lines (all by default), unchecked."""
         lines = self.lines if upto is None else self.lines[:upto]
         known = [d for _, d in self.sources]
         out: list[LineInfo] = []
-        mine: dict[str, LineInfo] = {}
+        mine: dict[Stored, LineInfo] = {}
         budget = _TICK
-        for i, text in enumerate(lines):
-            edge = self.edge(i, text)
+        for i, key in enumerate(lines.iter_raw()):
+            edge = self.edge(i, key)
             if edge is not None:
                 out.append(edge)
                 continue
-            info = mine.get(text)
+            info = mine.get(key)
             if info is None:
-                info = _lookup(known, text, len(text) >= SLIM_LINE)
+                text = unpack(key)
+                info = _lookup(known, key, len(text) >= SLIM_LINE)
                 if info is None:
                     info = parse(text)
-                    budget -= len(text)
-                mine[text] = info
+                    budget -= len(key)
+                mine[key] = info
             out.append(info)
             if budget <= 0 and upto is None:
                 budget = _TICK
@@ -194,38 +197,40 @@ class _Lines:
 
     def checked(
         self, ctx: Context, parsed: list[LineInfo] | None, start: int = 0
-    ) -> tuple[list[LineInfo], dict[str, LineInfo]]:
+    ) -> tuple[list[LineInfo], dict[Stored, LineInfo]]:
         """Lines from ``start`` on checked under ``ctx``; ``parsed`` are full parse results
         of every line."""
         same = [d for c, d in self.sources if c == ctx]
         other = [d for c, d in self.sources if c != ctx]
-        cache: dict[str, LineInfo] = {}
+        cache: dict[Stored, LineInfo] = {}
         infos: list[LineInfo] = []
         total = len(self.lines)
         budget = _TICK
         for i in range(start, total):
-            text = self.lines[i]
-            edge = parsed[i] if parsed and i in (self.first, self.last) else self.edge(i, text)
+            key = self.lines.raw(i)
+            edge = parsed[i] if parsed and i in (self.first, self.last) else self.edge(i, key)
             if edge is not None:
-                infos.append(self._check(text, ctx, [], edge))
+                infos.append(self._check(key, ctx, [], edge))
                 continue
-            info = cache.get(text)
+            info = cache.get(key)
             if info is None:
                 for d in same:
-                    info = d.get(text)
+                    info = d.get(key)
                     if info is not None:
                         break
                 if info is None:
-                    info = self._check(text, ctx, other, parsed[i] if parsed else None)
-                    budget -= len(text)
-                cache[text] = info
+                    info = self._check(key, ctx, other, parsed[i] if parsed else None)
+                    budget -= len(key)
+                cache[key] = info
             infos.append(info)
             if budget <= 0:
                 budget = _TICK
                 self._tick(i + 1, total, ctx, cache)
         return infos, cache
 
-    def _tick(self, done: int, total: int, ctx: Context | None, cache: dict[str, LineInfo]) -> None:
+    def _tick(
+        self, done: int, total: int, ctx: Context | None, cache: dict[Stored, LineInfo]
+    ) -> None:
         if self.progress is not None:
             self.progress(done, total)
         if self.cancelled is not None and self.cancelled():
@@ -233,11 +238,12 @@ class _Lines:
 
     @staticmethod
     def _check(
-        text: str, ctx: Context, other: list[dict[str, LineInfo]], base: LineInfo | None
+        key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
+        text = unpack(key)
         slim = len(text) >= SLIM_LINE
         if base is None:
-            base = _lookup(other, text, slim)
+            base = _lookup(other, key, slim)
         if base is None:
             info = parse(text)
         else:
@@ -323,7 +329,7 @@ def _analyze(
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
     lines = split.lines
-    sources: list[tuple[Context | None, dict[str, LineInfo]]] = []
+    sources: list[tuple[Context | None, dict[Stored, LineInfo]]] = []
     if partial is not None:
         sources.append((partial.context, partial.partial))
     if previous is not None:
@@ -389,7 +395,7 @@ def _lone_leaf(tree: Tree, version: int) -> int | None:
     return leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
 
 
-def _context(run: _Lines, lines: list[str]) -> tuple[str, int, int | None, list[LineInfo] | None]:
+def _context(run: _Lines, lines: Lines) -> tuple[str, int, int | None, list[LineInfo] | None]:
     """Format, version and header line; parse results when every line had to be parsed.
 
     Usually the header is the first line that parses and names its version, and only the

@@ -103,13 +103,13 @@ def repair(text: str, path: str | None = None, migrate: bool = False) -> Repaire
             a = _apply(
                 a, [(Action(a.header_line or 0, fix.code, fix.title), fix.edits())], actions, path
             )
-    seen = {hash(tuple(a.lines))}
+    seen = {hash(a.lines)}
     for _ in range(MAX_ROUNDS):
         chosen = _safe_fixes(a)
         if not chosen:
             break
         a = _apply(a, chosen, actions, path)
-        state = hash(tuple(a.lines))
+        state = hash(a.lines)
         if state in seen:  # fixes undoing each other: stop where the last round left it
             break
         seen.add(state)

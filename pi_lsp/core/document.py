@@ -2,8 +2,9 @@
 
 Changes arrive as (range, text) with positions in the client's code units; they are
 applied to the core's own line index (never ``str.splitlines``): only the lines a change
-touches are re-split, and the line lists are copied, never mutated, so an analysis keeps
-the exact text it was computed from. Every change is also recorded as a
+touches are re-split, and the lines are copied as they are stored (:class:`Lines`: no line
+is decoded but those the change touches), never mutated, so an analysis keeps the exact
+text it was computed from. Every change is also recorded as a
 :class:`~pi_lsp.core.linemap.LineChange`.
 
 The analysis runs in whichever thread calls :meth:`Document.run_analysis` (a server runs
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from .analysis import analyze
 from .linemap import LineChange, LineMap
 from .model import Analysis, Cancelled, Options
-from .text import Encoding, SplitText, clamp, split_lines
+from .text import Encoding, Lines, SplitText, clamp, split_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ class Document:
         return cls(uri, _split(text), version, path, options)
 
     @property
-    def lines(self) -> list[str]:
+    def lines(self) -> Lines:
         """The lines of the document, without terminators."""
         return self.text.lines
 
@@ -160,7 +161,7 @@ class Document:
             new_lines, new_terms = new_lines[:-1], new_terms[:-1]
         self._set_text(
             SplitText(
-                [*lines[:first], *new_lines, *lines[el + 1 :]],
+                lines[:first] + new_lines + lines[el + 1 :],
                 [*terms[:first], *new_terms, *terms[el + 1 :]],
             ),
             _line_edit(first, lines[first : el + 1], new_lines),
@@ -329,15 +330,15 @@ def _kept_lines(old: SplitText, new: SplitText) -> int:
     return 0
 
 
-def _line_edit(first: int, old: list[str], new: list[str]) -> LineChange:
+def _line_edit(first: int, old: Lines, new: Lines) -> LineChange:
     """The lines from ``first`` that changed when ``old`` became ``new`` (lines equal at
     either end count as kept: deleting a line from its start re-splits the next one)."""
     most = min(len(old), len(new))
     head = 0
-    while head < most and old[head] == new[head]:
+    while head < most and old.raw(head) == new.raw(head):
         head += 1
     tail = 0
-    while tail < most - head and old[-1 - tail] == new[-1 - tail]:
+    while tail < most - head and old.raw(-1 - tail) == new.raw(-1 - tail):
         tail += 1
     return LineChange(first + head, len(old) - head - tail, len(new) - head - tail)
 

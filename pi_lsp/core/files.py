@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
-from .text import SplitText, split_lines
+from .text import Lines, SplitText, split_lines
 
 
 def decode(data: bytes | memoryview) -> str:
@@ -41,19 +41,23 @@ def read_lines(path: Path) -> SplitText:
     """A file's lines, decoded one by one (never the whole text as one ``str``).
 
     Same result as ``split_lines(read_text(path))``. Peak memory is the bytes plus the
-    lines, not also one ``str`` of the whole text (which CPython stores at up to 4 bytes
-    per character once a single emoji appears in it).
+    lines (held compactly, :class:`~pi_lsp.core.text.Lines`), not also one ``str`` of the
+    whole text (which CPython stores at up to 4 bytes per character once a single emoji
+    appears in it).
     """
     data = read_bytes(path)
     if b"\r" in data:
         return split_lines(decode(data))
     view = memoryview(data)
-    lines: list[str] = []
-    start = 0
-    while (end := data.find(b"\n", start)) >= 0:
-        lines.append(decode(view[start:end]))
-        start = end + 1
-    lines.append(decode(view[start:]))
+
+    def texts() -> Iterator[str]:
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            yield decode(view[start:end])
+            start = end + 1
+        yield decode(view[start:])
+
+    lines = Lines(texts())
     return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
 
 

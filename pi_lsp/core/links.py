@@ -90,7 +90,7 @@ def grow(a: Analysis, previous: Analysis, start: int) -> tuple[Tree, list[int]] 
     if previous.infos[start].parsed:
         # ``start`` is never the first line (the header comes before it), so the same text
         # parses to the same value whether it is the file's last line or not
-        if a.lines[start] != previous.lines[start]:
+        if a.lines.raw(start) != previous.lines.raw(start):
             return None
         first = start + 1
     lines: list[int] = []

@@ -15,7 +15,7 @@ from .jsonl import Walked, locate
 from .limits import MIB
 from .lines import Context, LineInfo, parse
 from .memo import Views
-from .text import SplitText
+from .text import Lines, SplitText, Stored
 from .tree import Tree
 
 if TYPE_CHECKING:
@@ -39,11 +39,12 @@ class Options:
 class Cancelled(Exception):
     """Raised by :func:`~pi_lsp.core.analysis.analyze` when ``cancelled()`` became true.
 
-    ``partial`` maps the text of every line finished so far to its results under
-    ``context``; pass it back as ``partial=`` to the next ``analyze`` call.
+    ``partial`` maps every line finished so far (as :class:`~pi_lsp.core.text.Lines`
+    stores it) to its results under ``context``; pass it back as ``partial=`` to the next
+    ``analyze`` call.
     """
 
-    def __init__(self, context: Context | None, partial: dict[str, LineInfo]) -> None:
+    def __init__(self, context: Context | None, partial: dict[Stored, LineInfo]) -> None:
         super().__init__("analysis cancelled")
         self.context = context
         self.partial = partial
@@ -53,8 +54,9 @@ class Cancelled(Exception):
 class Analysis:
     """Everything known about one document.
 
-    ``cache`` maps each line text to its :class:`LineInfo` under ``context`` (the format
-    context every line was checked with). ``link_findings`` are the findings of the link
+    ``cache`` maps each line, as :class:`~pi_lsp.core.text.Lines` stores it (never the
+    decoded text of a line stored as bytes), to its :class:`LineInfo` under ``context`` (the
+    format context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them;
     ``link_state`` is what an append extends them from (:func:`pi_lsp.core.links.extend`),
     ``line_findings`` the findings of single lines (those of the lines an append keeps are
@@ -75,7 +77,7 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     path: str | None = None
     options: Options = field(default_factory=Options)
-    cache: dict[str, LineInfo] = field(default_factory=dict, repr=False)
+    cache: dict[Stored, LineInfo] = field(default_factory=dict, repr=False)
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
     link_state: LinkState | None = field(default=None, repr=False, compare=False)
@@ -85,7 +87,7 @@ class Analysis:
     walked: dict[int, Walked] = field(default_factory=dict, repr=False, compare=False)
 
     @property
-    def lines(self) -> list[str]:
+    def lines(self) -> Lines:
         """The document's lines, without terminators."""
         return self.text.lines
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from .files import read_lines
 from .header import whole_number
 from .lines import Kind, LineInfo, is_blank, parse
+from .text import unpack
 from .tree import Tree, build_tree
 
 
@@ -29,12 +30,14 @@ class SessionFile:
 
 def load(path: str) -> SessionFile:
     """Read and parse ``path`` (OSError when it cannot be read)."""
-    lines = read_lines(Path(path)).lines
-    nonblank = [i for i, text in enumerate(lines) if not is_blank(text)]
-    first, last = (nonblank[0], nonblank[-1]) if nonblank else (-1, -1)
+    lines = list(read_lines(Path(path)).lines.iter_raw())  # stored items, decoded one by one
+    first = next((i for i, item in enumerate(lines) if not is_blank(unpack(item))), -1)
+    last = next(
+        (i for i in range(len(lines) - 1, -1, -1) if not is_blank(unpack(lines[i]))), -1
+    )
     infos = []
-    for i, text in enumerate(lines):
-        infos.append(parse(text, i == first, i == last))
+    for i, item in enumerate(lines):
+        infos.append(parse(unpack(item), i == first, i == last))
         lines[i] = ""  # the text is not needed once parsed: never hold both in full
     header_line = next((i for i, info in enumerate(infos) if info.parsed), None)
     if header_line is None or infos[header_line].kind is not Kind.HEADER:

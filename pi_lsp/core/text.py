@@ -4,17 +4,135 @@ U+2028, U+2029, U+0085 and other characters that :meth:`str.splitlines` treats a
 line breaks are ordinary characters here, as they are to pi. Columns inside the core
 are code-point offsets into a line; :func:`to_units` / :func:`from_units` convert them to
 and from the UTF-8, UTF-16 or UTF-32 code units a client negotiated.
+
+A document's lines are held compactly (:class:`Lines`): CPython stores a ``str`` at 4
+bytes per character once it holds one character above U+FFFF (an emoji), so such a line
+is kept as its UTF-8 bytes, and decoded when it is read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, overload
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
 _BREAK = re.compile(r"\r\n|\r|\n")
+
+Stored = str | bytes
+"""A line as :class:`Lines` holds it: the ``str``, or its UTF-8 bytes (:func:`pack`)."""
+
+_ASTRAL = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+"""The bytes that start the UTF-8 of a character above U+FFFF."""
+
+
+def pack(text: str) -> Stored:
+    """``text`` as :class:`Lines` stores it: its UTF-8 bytes when they take less memory
+    than the ``str``, else the ``str``.
+
+    CPython stores a ``str`` at 1, 2 or 4 bytes a character, by its widest character. At 1
+    (ASCII, Latin-1) UTF-8 is never shorter; at 4 (a character above U+FFFF, an emoji) it
+    is never longer; at 2 it is kept when shorter. The choice depends on the text alone
+    (not on ``sys.getsizeof``, which counts a UTF-8 copy a ``str`` may cache), so two lines
+    are equal exactly when their stored items are. Lone surrogates survive
+    (``surrogatepass``).
+    """
+    if text.isascii() or _latin1(text):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) < 2 * len(text) or any(lead in data for lead in _ASTRAL):
+        return data
+    return text
+
+
+def _latin1(text: str) -> bool:
+    """Whether every character of ``text`` is below U+0100."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unpack(item: Stored) -> str:
+    """The text of a stored line (see :func:`pack`)."""
+    return item if isinstance(item, str) else item.decode("utf-8", "surrogatepass")
+
+
+class Lines(Sequence[str]):
+    """A document's lines, each stored as :func:`pack` makes it; never changed once made.
+
+    Reading a line (``lines[i]``, iteration) gives its ``str``, decoded from bytes if need
+    be; a slice or a sum of two is a ``Lines`` of the same stored items. Code that must not
+    decode every line works on the stored items: :meth:`raw`, :meth:`iter_raw` and
+    :meth:`from_raw`. Lines equal another ``Lines`` when their stored items are equal, and
+    a ``list`` of texts when they hold those texts.
+    """
+
+    __slots__ = ("_items",)
+
+    _items: list[Stored]
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        # most lines are ASCII: tested here, without a call of pack for each
+        self._items = [text if text.isascii() else pack(text) for text in texts]
+
+    @classmethod
+    def from_raw(cls, items: Iterable[Stored]) -> Lines:
+        """Lines of stored items, as :meth:`raw` gives them (kept as they are, never packed
+        again)."""
+        return cls._of(list(items))
+
+    @classmethod
+    def _of(cls, items: list[Stored]) -> Lines:
+        lines = cls.__new__(cls)
+        lines._items = items
+        return lines
+
+    def raw(self, index: int) -> Stored:
+        """The stored item of line ``index`` (not decoded)."""
+        return self._items[index]
+
+    def iter_raw(self) -> Iterator[Stored]:
+        """The stored items, in order (not decoded)."""
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Lines: ...
+
+    def __getitem__(self, index: int | slice) -> str | Lines:
+        if isinstance(index, slice):
+            return Lines._of(self._items[index])
+        return unpack(self._items[index])
+
+    def __iter__(self) -> Iterator[str]:
+        return map(unpack, self._items)
+
+    def __add__(self, other: Lines) -> Lines:
+        return Lines._of(self._items + other._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Lines):
+            return self._items == other._items
+        if isinstance(other, list):
+            return len(self._items) == len(other) and all(
+                a == b for a, b in zip(self, other, strict=True)
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items))
+
+    def __repr__(self) -> str:
+        return f"Lines({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +142,7 @@ class SplitText:
     ``terminators[i]`` is the terminator after line ``i`` (``""`` for the last line).
     """
 
-    lines: list[str]
+    lines: Lines
     terminators: list[str]
 
     def join(self) -> str:
@@ -39,19 +157,18 @@ def split_lines(text: str) -> SplitText:
     the last newline stay addressable (as in LSP).
     """
     if "\r" not in text:
-        lines = text.split("\n")
-        terms = ["\n"] * (len(lines) - 1) + [""]
-        return SplitText(lines, terms)
-    lines = []
+        lines = Lines(text.split("\n"))
+        return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+    texts = []
     terms = []
     pos = 0
     for m in _BREAK.finditer(text):
-        lines.append(text[pos : m.start()])
+        texts.append(text[pos : m.start()])
         terms.append(m.group())
         pos = m.end()
-    lines.append(text[pos:])
+    texts.append(text[pos:])
     terms.append("")
-    return SplitText(lines, terms)
+    return SplitText(Lines(texts), terms)
 
 
 def units(s: str, encoding: Encoding) -> int:
@@ -91,7 +208,7 @@ def from_units(line: str, offset: int, encoding: Encoding) -> int:
     return len(line)
 
 
-def clamp(lines: list[str], line: int, offset: int, encoding: Encoding) -> tuple[int, int]:
+def clamp(lines: Sequence[str], line: int, offset: int, encoding: Encoding) -> tuple[int, int]:
     """A position in code units as ``(line, code-point column)``, clamped into ``lines``.
 
     Before the first line is the start of the text; past the last line is its end.

@@ -20,6 +20,7 @@ from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis
+from pi_lsp.core.text import Lines, Stored
 
 from . import proto, requests, wire
 from .server import PiLanguageServer
@@ -36,7 +37,7 @@ def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
 
     A finding an analysis kept from the previous one (the same object) keeps the
     diagnostic it was converted to, under the same encoding and settings, while the lines
-    its ranges lie on are the same line objects (unchanged text: the same code units);
+    its ranges lie on are the same stored line objects (unchanged text: the same code units);
     only the others are converted.
     """
     lines = snap.analysis.lines
@@ -62,10 +63,10 @@ def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
     return out
 
 
-def _range_lines(f: Finding, lines: list[str]) -> tuple[str | None, ...]:
-    """The line objects a finding's range and its related ranges in this file lie on."""
+def _range_lines(f: Finding, lines: Lines) -> tuple[Stored | None, ...]:
+    """The stored line objects a finding's range and its related ranges in this file lie on."""
     spans = [f.span, *(r.span for r in f.related if r.path is None)]
-    return tuple(lines[s.line] if 0 <= s.line < len(lines) else None for s in spans)
+    return tuple(lines.raw(s.line) if 0 <= s.line < len(lines) else None for s in spans)
 
 
 def result_id(ls: PiLanguageServer, snap: Snapshot) -> str:

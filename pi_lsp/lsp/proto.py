@@ -24,7 +24,7 @@ from lsprotocol.converters import get_converter
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.edits import TextEdit
 from pi_lsp.core.findings import Span
-from pi_lsp.core.text import Encoding, clamp, to_units
+from pi_lsp.core.text import Encoding, Lines, clamp, to_units
 
 _converter = get_converter()
 
@@ -51,7 +51,7 @@ class Frame:
     set when they are older than the client's text (lines then move through its map).
     """
 
-    lines: list[str]
+    lines: Lines
     encoding: Encoding
     snapshot: Snapshot | None = None
 
@@ -61,7 +61,7 @@ class Frame:
         return cls(snap.analysis.lines, encoding, None if snap.current else snap)
 
     @property
-    def text(self) -> list[str]:
+    def text(self) -> Lines:
         """The lines of the client's text."""
         return self.lines if self.snapshot is None else self.snapshot.text.lines
 

@@ -48,7 +48,7 @@ from pi_lsp.core.document import Document, Snapshot
 from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding, SplitText
+from pi_lsp.core.text import Encoding, SplitText, Stored
 
 from .scheduler import Scheduler
 from .transport import Bodies, FullTexts
@@ -179,8 +179,9 @@ class Source:
         return self.analysis.text
 
 
-Converted = tuple[Finding, types.Diagnostic, tuple[str | None, ...]]
-"""A finding, the diagnostic it was converted to, and the line objects its ranges lie on."""
+Converted = tuple[Finding, types.Diagnostic, tuple[Stored | None, ...]]
+"""A finding, the diagnostic it was converted to, and the stored line objects its ranges
+lie on."""
 
 
 class PiLanguageServer(LanguageServer):

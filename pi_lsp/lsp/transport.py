@@ -46,7 +46,7 @@ import orjson
 import pygls.io_
 import xxhash
 
-from pi_lsp.core.text import SplitText, split_lines
+from pi_lsp.core.text import Lines, SplitText, Stored, split_lines
 
 LARGE = 1 << 20
 """Bodies from this many bytes on are looked at for a full-text append, or decoded by lines."""
@@ -250,15 +250,16 @@ def _lines(body: Body, start: int) -> tuple[SplitText, int] | None:
     escaped line feed, so no ``str`` of the whole text is made; as a piece ends with
     ``"\\n"``, the lines of the text are those of its pieces (each piece's last, empty,
     line dropped). Line breaks escaped otherwise (``\\r``, ``\\u000a``) are split inside
-    a piece; a text with no ``\\n`` is one piece. Raises :class:`orjson.JSONDecodeError`
-    for a piece orjson rejects.
+    a piece; a text with no ``\\n`` is one piece. The lines are gathered as they are stored
+    (:class:`~pi_lsp.core.text.Lines`), never decoded again. Raises
+    :class:`orjson.JSONDecodeError` for a piece orjson rejects.
     """
-    lines: list[str] = []
+    lines: list[Stored] = []
     terms: list[str] = []
     pos = start
     while (cut := _cut(body, pos + CHUNK)) >= 0:
         piece = split_lines(_string(body, pos, cut))
-        lines += piece.lines
+        lines += piece.lines.iter_raw()
         terms += piece.terminators
         del lines[-1], terms[-1]
         pos = cut
@@ -267,9 +268,9 @@ def _lines(body: Body, start: int) -> tuple[SplitText, int] | None:
         return None
     last, close = rest
     piece = split_lines(last)
-    lines += piece.lines
+    lines += piece.lines.iter_raw()
     terms += piece.terminators
-    return SplitText(lines, terms), close
+    return SplitText(Lines.from_raw(lines), terms), close
 
 
 def _cut(body: Body, at: int) -> int:

@@ -9,6 +9,7 @@ paying for lsprotocol's start-up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from .commands import FOR_CODE
 SOURCE = "pi-lsp"
 
 
-def lsp_range(lines: list[str], span: Span, encoding: Encoding = "utf-16") -> dict[str, Any]:
+def lsp_range(lines: Sequence[str], span: Span, encoding: Encoding = "utf-16") -> dict[str, Any]:
     """An LSP range for a span, clamped inside the document."""
     if not lines:
         zero = {"line": 0, "character": 0}
@@ -43,7 +44,7 @@ def path_uri(path: str) -> str:
 
 
 def diagnostic(
-    finding: Finding, lines: list[str], uri: str, encoding: Encoding = "utf-16"
+    finding: Finding, lines: Sequence[str], uri: str, encoding: Encoding = "utf-16"
 ) -> dict[str, Any]:
     """One finding as an LSP ``Diagnostic`` dict; ``uri`` is the document's own URI.
 
@@ -76,7 +77,7 @@ def diagnostic(
 
 
 def diagnostics(
-    findings: list[Finding], lines: list[str], uri: str, encoding: Encoding = "utf-16"
+    findings: list[Finding], lines: Sequence[str], uri: str, encoding: Encoding = "utf-16"
 ) -> list[dict[str, Any]]:
     """All findings as LSP ``Diagnostic`` dicts."""
     return [diagnostic(f, lines, uri, encoding) for f in findings]

@@ -12,6 +12,8 @@ from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
 from pi_lsp.core.text import split_lines
 
+from .pi_sessions import doc, header, user
+
 HEADER = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}'
 
 
@@ -58,6 +60,37 @@ def test_a_change_across_lines_ending_with_a_terminator() -> None:
     doc.apply_change(Position(0, 2), Position(2, 1), "X\nY", "utf-16")
     assert doc.source == "onX\nYhree\n"
     assert doc.lines == ["onX", "Yhree", ""]
+
+
+def test_emoji_lines_stay_compact_through_a_ranged_edit_and_a_full_replace() -> None:
+    """A line with an emoji is held as its UTF-8 bytes (CPython would store the str at 4
+    bytes a character); edits keep the lines they do not touch as they were stored, and
+    store the lines they make the same way."""
+    entries = [user(f"{n:08x}", f"{n - 1:08x}" if n else None, "ship it 🚀 " * 30) for n in range(6)]
+    document = Document.open("u", doc(header(), *entries), 1, None, Options())
+
+    def emoji_lines_are_bytes() -> bool:
+        return all(
+            isinstance(document.lines.raw(n), bytes) == (max(line, default="") > "\uffff")
+            for n, line in enumerate(document.lines)
+        )
+
+    assert emoji_lines_are_bytes() and document.analysis.findings == []
+    before = [document.lines.raw(n) for n in range(len(document.lines))]
+    column = entries[2].index("🚀")  # a code point: the UTF-32 column
+    document.apply_change(Position(3, column), Position(3, column + 1), "🛸", "utf-32")
+    assert document.lines[3] == entries[2].replace("🚀", "🛸", 1)
+    assert emoji_lines_are_bytes() and document.analysis.findings == []
+    assert all(document.lines.raw(n) is before[n] for n in range(len(before)) if n != 3)
+    edited = document.lines.raw(3)
+    grown = document.source + doc(user("00000006", "00000005", "more 🌱"))
+    document.replace_all(grown)
+    assert document.source == grown and emoji_lines_are_bytes()
+    assert len(document.lines) == 9 and isinstance(document.lines.raw(7), bytes)
+    # an append keeps the lines it extends
+    assert document.lines.raw(1) is before[1] and document.lines.raw(3) is edited
+    document.replace_all(grown.replace("🚀", "🛸"))
+    assert document.source == grown.replace("🚀", "🛸") and emoji_lines_are_bytes()
 
 
 def test_set_version_is_what_a_snapshot_reports() -> None:

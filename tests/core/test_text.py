@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import sys
 
-from pi_lsp.core.text import from_units, split_lines, to_units, units
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pi_lsp.core.text import Lines, from_units, pack, split_lines, to_units, units, unpack
 
 # ----------------------------------------------------------------------------- split_lines
 
@@ -57,6 +62,115 @@ def test_split_large_text_keeps_every_line() -> None:
     lines = [f'{{"n":{i}}}' for i in range(10_000)]
     for newline in ("\n", "\r\n", "\r"):
         assert split_lines(newline.join(lines)).lines == lines
+
+
+# ----------------------------------------------------------------------------- Lines
+
+ASTRAL = '{"type":"message","text":"' + "ship it 🚀 " * 40 + '"}'
+"""A line with characters above U+FFFF: 4 bytes a character as a str, about 1 in UTF-8."""
+
+TEXTS = {
+    "ascii": '{"type":"message"}',
+    "empty": "",
+    "latin-1": '{"text":"café, naïve"}',
+    "bmp": "日本語のテキスト",
+    "bmp-in-ascii": '{"text":"one — two"}',
+    "astral": ASTRAL,
+    "lone-surrogate": '{"text":"\ud800"}' + "\ud800",
+    "undecodable-byte": "a\udcffb",  # a byte that was not UTF-8 (surrogateescape)
+    "surrogates-of-a-pair": "\ud83d\ude00",  # two lone surrogates, not one 😀
+    "line-separator": '{"text":"a\u2028b"}',
+}
+
+STORED = {
+    "ascii": str,
+    "empty": str,
+    "latin-1": str,
+    "bmp": str,  # 3 bytes a character in UTF-8, 2 in the str
+    "bmp-in-ascii": bytes,  # the str takes 2 bytes a character for one dash
+    "astral": bytes,
+    "lone-surrogate": bytes,
+    "undecodable-byte": bytes,
+    "surrogates-of-a-pair": str,  # two BMP code points: 2 bytes each in the str, 3 in UTF-8
+    "line-separator": bytes,
+}
+
+
+@pytest.mark.parametrize("name", list(TEXTS))
+def test_a_line_round_trips_and_is_stored_as_the_smaller_form(name: str) -> None:
+    text = TEXTS[name]
+    lines = Lines([text, "x", text])
+    assert lines[0] == text and lines[2] == text and lines[-1] == text
+    assert list(lines) == [text, "x", text]
+    assert type(lines.raw(0)) is STORED[name]
+    assert unpack(pack(text)) == text and pack(text) == lines.raw(0)
+    assert Lines.from_raw(lines.iter_raw()) == lines
+
+
+# any character but a line break, lone surrogates included
+@given(st.lists(st.text(st.characters(exclude_categories=(), exclude_characters="\r\n"))))
+def test_lines_hold_any_texts_and_compare_as_their_texts(texts: list[str]) -> None:
+    lines = Lines(texts)
+    assert list(lines) == texts and lines == texts and len(lines) == len(texts)
+    for a in texts[:4]:
+        for b in texts[:4]:
+            assert (pack(a) == pack(b)) == (a == b)
+
+
+def test_how_a_line_is_stored_depends_on_its_text_alone() -> None:
+    """``sys.getsizeof`` counts the UTF-8 copy a str caches once a C extension asked for
+    it (orjson.loads does): the same text must still be stored the same way."""
+    for text in ('"' + "é" * 10 + '"', '"' + "— é" * 10 + '"', '"' + "日" * 10 + '"'):
+        fresh, cached = "".join(["", text]), text.encode().decode()
+        orjson.loads(cached)
+        assert sys.getsizeof(cached) > sys.getsizeof(fresh) and pack(cached) == pack(fresh)
+        assert Lines([cached]) == Lines([fresh])
+
+
+def test_astral_lines_are_held_at_about_their_utf8_size() -> None:
+    texts = [ASTRAL.replace("ship", f"ship {n}") for n in range(200)]
+    lines = Lines(texts)
+    utf8 = sum(len(t.encode()) for t in texts)
+    held = sum(map(sys.getsizeof, lines.iter_raw()))
+    as_str = sum(map(sys.getsizeof, texts))
+    assert held < utf8 + 40 * len(texts)  # a bytes object's header, and no more
+    assert as_str > 3 * utf8  # what the str would take
+    assert sum(map(sys.getsizeof, split_lines("\n".join(texts)).lines.iter_raw())) == held
+
+
+def test_slices_and_sums_share_the_stored_lines() -> None:
+    lines = Lines(["a", ASTRAL, "b", ASTRAL + "!"])
+    part = lines[1:3]
+    assert isinstance(part, Lines) and part == [ASTRAL, "b"]
+    assert part.raw(0) is lines.raw(1)
+    assert lines[::2] == ["a", "b"] and lines[-1] == ASTRAL + "!"
+    assert lines[5:] == [] and len(lines[:0]) == 0
+    joined = lines[:1] + lines[3:]
+    assert isinstance(joined, Lines) and joined == ["a", ASTRAL + "!"]
+    assert joined.raw(1) is lines.raw(3)
+    with pytest.raises(IndexError):
+        lines[4]
+    with pytest.raises(IndexError):
+        lines.raw(-5)
+
+
+def test_lines_equal_lines_and_lists_of_the_same_texts() -> None:
+    lines = Lines(["a", ASTRAL, ""])
+    same = split_lines(f"a\n{ASTRAL}\n")
+    assert lines == same.lines and hash(lines) == hash(same.lines)
+    assert lines == ["a", ASTRAL, ""]
+    assert lines != ["a", ASTRAL + " ", ""] and lines != ["a", ASTRAL]
+    assert lines != Lines(["a", ASTRAL]) and lines != Lines(["a", ASTRAL + " ", ""])
+    assert lines != ("a", ASTRAL, "") and lines != "a"  # only a list of texts, or Lines
+    assert Lines() == [] and Lines() == Lines([])
+
+
+def test_split_lines_stores_each_line_compactly() -> None:
+    for newline in ("\n", "\r\n", "\r"):
+        split = split_lines(newline.join(["a", ASTRAL, "é"]))
+        assert split.lines == ["a", ASTRAL, "é"]
+        assert [type(item) for item in split.lines.iter_raw()] == [str, bytes, str]
+        assert split.join() == newline.join(["a", ASTRAL, "é"])
 
 
 # ----------------------------------------------------------------------------- units

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core.text import SplitText, split_lines
+from pi_lsp.core.text import Lines, SplitText, split_lines
 from pi_lsp.lsp import diagnostics, sync, transport
 from pi_lsp.lsp.server import PiLanguageServer
 from pi_lsp.lsp.transport import LARGE, FullTexts
@@ -202,7 +202,7 @@ def test_a_marker_sent_as_a_text_is_refused() -> None:
     marker = texts.loads(body)["params"]["text"]
     with pytest.raises(RuntimeError):
         texts.take(marker)
-    assert texts.take("a\rb") == SplitText(["a", "b"], ["\r", ""])
+    assert texts.take("a\rb") == SplitText(Lines(["a", "b"]), ["\r", ""])
 
 
 def test_a_large_ranged_change_is_decoded_once_whole(monkeypatch: pytest.MonkeyPatch) -> None:
