@@ -186,7 +186,7 @@ class _Lines:
                 text = unpack(key)
                 info = _lookup(known, key, len(text) >= SLIM_LINE)
                 if info is None:
-                    info = parse(text)
+                    info = parse(text, data=key if isinstance(key, bytes) else None)
                     budget -= len(key)
                 mine[key] = info
             out.append(info)
@@ -245,7 +245,7 @@ class _Lines:
         if base is None:
             base = _lookup(other, key, slim)
         if base is None:
-            info = parse(text)
+            info = parse(text, data=key if isinstance(key, bytes) else None)
         else:
             info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
         info.issues = check(text, info, ctx)

@@ -56,12 +56,18 @@ def _integer(digits: str) -> int | float:
 _JS_LIKE = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_integer, strict=True)
 
 
-def parse_line(text: str) -> tuple[Any, ParseError | None]:
-    """Parse one line as ``JSON.parse`` would; return ``(value, None)`` or ``(None, error)``."""
+def parse_line(text: str, data: bytes | None = None) -> tuple[Any, ParseError | None]:
+    """Parse one line as ``JSON.parse`` would; return ``(value, None)`` or ``(None, error)``.
+
+    ``data``, when given, is ``text`` encoded as UTF-8 (``surrogatepass``), as a line stored
+    as bytes already is.
+    """
     try:
         # Parse UTF-8 bytes, not the str: orjson.loads(str) caches a UTF-8 copy inside every
         # non-ASCII str (+1x the line in memory for as long as the line lives) and is slower.
-        return orjson.loads(text if text.isascii() else text.encode("utf-8", "surrogatepass")), None
+        if data is None:
+            data = text.encode("utf-8", "surrogatepass") if not text.isascii() else None
+        return orjson.loads(text if data is None else data), None
     except orjson.JSONDecodeError:
         pass
     try:

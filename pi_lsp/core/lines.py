@@ -103,7 +103,7 @@ def is_blank(text: str) -> bool:
 _JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
 
 
-def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
+def parse(text: str, first: bool = False, last: bool = False, data: bytes | None = None) -> LineInfo:
     """Classify one line as pi 1.6 reads it: blank, invalid JSON, other JSON, header or entry.
 
     pi 1.6 (since 0.78.1) gives each line to ``JSON.parse`` as it is; pi 0.73 trimmed the
@@ -112,10 +112,11 @@ def parse(text: str, first: bool = False, last: bool = False) -> LineInfo:
     BOM) or after the last line's (U+00A0) makes pi 1.6 skip a line pi 0.73 read. Such a
     line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
     refuses the whole file, which :func:`check` reports), so the rest is still analysed.
+    ``data`` is ``text`` in UTF-8 when the caller holds it (see :func:`parse_line`).
     """
     if is_blank(text):
         return LineInfo(_BLANK)
-    value, error = parse_line(text)
+    value, error = parse_line(text, data)
     if error is not None:
         lead = JS_SPACE.match(text) if first else None
         trail = _JS_SPACE_END.search(text) if last else None
