@@ -22,10 +22,12 @@ most (:func:`heaviest`), which hover and code lens show too.
 from __future__ import annotations
 
 import heapq
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Related, Severity
+from .text import Stored, unpack
 
 if TYPE_CHECKING:
     from .model import Analysis
@@ -49,9 +51,28 @@ def _mib(size: int) -> str:
     return f"{size / MIB:.1f} MiB"
 
 
+_ESCAPED = re.compile("[\udc80-\udcff]")
+"""The lone surrogates an undecodable byte is read as (``surrogateescape``)."""
+
+
 def line_bytes(text: str) -> int:
-    """The UTF-8 size of a line (undecodable bytes, kept as lone surrogates, count one)."""
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+    """The UTF-8 size of a line: an undecodable byte, kept as a lone surrogate, counts one;
+    any other lone surrogate three (as a client's text may hold one)."""
+    if text.isascii():
+        return len(text)
+    try:
+        return len(text.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogatepass")) - 2 * len(_ESCAPED.findall(text))
+
+
+def stored_bytes(item: Stored) -> int:
+    """:func:`line_bytes` of a line as :class:`~pi_lsp.core.text.Lines` stores it; stored
+    bytes are its UTF-8 already, unless they hold a surrogate (whose UTF-8 starts with
+    ``0xED``), so such a line alone is decoded."""
+    if isinstance(item, bytes) and b"\xed" not in item:
+        return len(item)
+    return line_bytes(unpack(item))
 
 
 def _utf16(text: str) -> int:
@@ -132,7 +153,7 @@ def file_bytes(a: Analysis) -> int:
     stored = sum(map(len, a.lines.iter_raw())) + terms
     if stored * 4 < NEAR_FILE:
         return stored
-    return sum(map(line_bytes, a.lines)) + terms
+    return sum(map(stored_bytes, a.lines.iter_raw())) + terms
 
 
 def check(a: Analysis) -> list[Finding]:

@@ -13,6 +13,7 @@ from pi_lsp.core.findings import Severity
 from pi_lsp.core.hovers import hover_at
 from pi_lsp.core.lens import code_lenses
 from pi_lsp.core.model import Options
+from pi_lsp.core.text import pack
 
 from .pi_sessions import TS, assistant, doc, header, user
 
@@ -278,3 +279,30 @@ def test_no_file_warning_without_a_pi_header(small_limits: None) -> None:
         separators=(",", ":"),
     )
     assert file_warnings(doc(book, big)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("abc", 3),
+        ("é日", 5),
+        ("a😀", 5),
+        ("한국어", 9),  # 0xED leads their UTF-8 as it leads a surrogate's
+        ("x\udc80y", 3),  # an undecodable byte, read as a lone surrogate: one byte
+        ("x\ud800y", 5),  # a lone surrogate a client sent: three bytes, never an error
+        ("😀\ud83d\udc80", 8),
+    ],
+)
+def test_a_line_counts_its_utf8_bytes_however_it_is_stored(text: str, size: int) -> None:
+    assert limits.line_bytes(text) == size
+    assert limits.stored_bytes(pack(text)) == size
+
+
+def test_file_size_counts_lone_surrogates_of_a_document(small_limits: None) -> None:
+    # a lone high surrogate (not an undecodable byte) in a file near the limit
+    breaks = "\n" * 2000
+    base = doc(header(), user(A, None, "\ud800")) + breaks
+    rest = NEAR - len(base.encode("utf-8", "surrogatepass"))
+    text = doc(header(), user(A, None, "\ud800" + "😀" * (rest // 4) + "x" * (rest % 4))) + breaks
+    assert [w[0] for w in file_warnings(text)] == [0]
+    assert file_warnings(text[:-1]) == []
