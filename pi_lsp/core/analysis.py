@@ -104,31 +104,39 @@ def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0
     ``free`` is true inside a free-form value.
     """
     if isinstance(value, str):
-        if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS):
-            return _cut(value)
-        return value
+        return _cut(value) if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS) else value
     if depth >= _SLIM_DEPTH:
         return value
     if isinstance(value, dict):
         out: dict[str, Any] | None = None
         for k, v in value.items():
-            if isinstance(v, str | dict | list):
-                slim = _slim(v, k, free or k in _FREE_KEYS, depth + 1)
-                if slim is not v:
-                    if out is None:
-                        out = dict(value)
-                    out[k] = slim
+            slim = _slim_item(v, k, free or k in _FREE_KEYS, depth)
+            if slim is not v:
+                if out is None:
+                    out = dict(value)
+                out[k] = slim
         return value if out is None else out
     if isinstance(value, list):
         items: list[Any] | None = None
         for n, v in enumerate(value):
-            if isinstance(v, str | dict | list):
-                slim = _slim(v, key, free, depth + 1)
-                if slim is not v:
-                    if items is None:
-                        items = list(value)
-                    items[n] = slim
+            slim = _slim_item(v, key, free, depth)
+            if slim is not v:
+                if items is None:
+                    items = list(value)
+                items[n] = slim
         return value if items is None else items
+    return value
+
+
+def _slim_item(value: Any, key: str | None, free: bool, depth: int) -> Any:
+    """:func:`_slim` of an item of a container on level ``depth``: a string is decided here,
+    without a call, as most items are short strings."""
+    if isinstance(value, str):
+        if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS):
+            return _cut(value)
+        return value
+    if isinstance(value, dict | list):
+        return _slim(value, key, free, depth + 1)
     return value
 
 
