@@ -256,7 +256,8 @@ class _Lines:
             info = parse(text, data=key if isinstance(key, bytes) else None)
         else:
             info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
-        info.issues = check(text, info, ctx)
+        # stored UTF-8 holds a lone surrogate only where it holds 0xED (surrogatepass)
+        info.issues = check(text, info, ctx, isinstance(key, bytes) and b"\xed" not in key)
         if slim and info.value is not None:
             info.value = _slim(info.value)
         return info

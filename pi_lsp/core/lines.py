@@ -190,8 +190,9 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
     return None
 
 
-def check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
-    """Line-local findings for a parsed line under a format context.
+def check(text: str, info: LineInfo, ctx: Context, utf8: bool = False) -> tuple[Issue, ...]:
+    """Line-local findings for a parsed line under a format context; ``utf8`` when the
+    caller knows ``text`` holds no lone surrogate (see :func:`_no_surrogate`).
 
     An entry of a known type is first tried on a fast path, inlined here (a call costs as
     much as several lookups): one schema validation (see :func:`schema.verdict_validator`)
@@ -212,7 +213,7 @@ def check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
         if (
             validator is not _NOT_KNOWN  # else PI004
             and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
-            and (text.isascii() or _no_surrogate(text))  # else maybe PI001
+            and (utf8 or text.isascii() or _no_surrogate(text))  # else maybe PI001
             and not ("firstKeptEntryIndex" in obj and obj["type"] == "compaction")  # PI302
             and role != "hookMessage"  # PI301
             and not (role == "assistant" and message.get("stopReason") == "pending")  # PI201

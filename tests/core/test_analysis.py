@@ -255,3 +255,12 @@ def test_slim_copies_only_the_containers_on_a_path_to_a_cut() -> None:
     assert slim["usage"] is value["usage"] and slim["message"]["content"][1] is value["message"]["content"][1]
     untouched = {"type": "message", "message": {"role": "user", "content": "short"}}
     assert analysis_module._slim(untouched) is untouched
+
+
+@pytest.mark.parametrize("text", ["😀\udc80", "😀\udcff", "é\udc80", "한\udc80"])
+def test_a_lone_surrogate_gets_its_pi001_however_the_line_is_stored(text: str) -> None:
+    # an undecodable byte (read as U+DC80-U+DCFF) beside an emoji: the line is stored as
+    # UTF-8 bytes, and the check of a clean line trusts stored bytes without 0xED, so a
+    # surrogate (0xED ...) must still reach the full check
+    a = analyze(doc(header(), user(A, None, text), user(B, A, "😀")))
+    assert [(f.code, f.span.line) for f in a.findings if f.code == "PI001"] == [("PI001", 1)]
