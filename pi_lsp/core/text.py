@@ -157,7 +157,9 @@ def split_lines(text: str) -> SplitText:
     the last newline stay addressable (as in LSP).
     """
     if "\r" not in text:
-        lines = Lines(text.split("\n"))
+        # each line is stored as it is cut out, not all cut first: the lines of a text with
+        # an emoji would all be 4 bytes a character until stored
+        lines = Lines(text.split("\n") if text.isascii() else _cut_lines(text))
         return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
     texts = []
     terms = []
@@ -169,6 +171,15 @@ def split_lines(text: str) -> SplitText:
     texts.append(text[pos:])
     terms.append("")
     return SplitText(Lines(texts), terms)
+
+
+def _cut_lines(text: str) -> Iterator[str]:
+    """The lines of a text without ``\r``, one at a time."""
+    pos = 0
+    while (end := text.find("\n", pos)) >= 0:
+        yield text[pos:end]
+        pos = end + 1
+    yield text[pos:]
 
 
 def units(s: str, encoding: Encoding) -> int:
