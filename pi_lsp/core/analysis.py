@@ -52,7 +52,7 @@ from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .text import Lines, SplitText, Stored, split_lines, unpack
+from .text import Lines, SplitText, Stored, split_lines, unpack, utf8_of
 from .tree import Tree, build_tree
 
 _TICK = MIB
@@ -98,13 +98,12 @@ def _cut(text: str) -> str:
 
 def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0) -> Any:
     """``value`` with each text longer than :data:`SLIM_KEEP` cut (:func:`_cut`); what
-    holds no such text is returned as it is (containers are copied only on a path to a cut).
+    holds no such text is returned as it is (containers are copied only on a path to a cut;
+    a line's value that is itself a string is under no key, so no text).
 
     ``key`` is the key ``value`` is under (a list's items are under the list's key),
     ``free`` is true inside a free-form value.
     """
-    if isinstance(value, str):
-        return _cut(value) if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS) else value
     if depth >= _SLIM_DEPTH:
         return value
     if isinstance(value, dict):
@@ -194,7 +193,7 @@ class _Lines:
                 text = unpack(key)
                 info = _lookup(known, key, len(text) >= SLIM_LINE)
                 if info is None:
-                    info = parse(text, data=key if isinstance(key, bytes) else None)
+                    info = parse(text, data=utf8_of(key))
                     budget -= len(key)
                 mine[key] = info
             out.append(info)
@@ -252,12 +251,12 @@ class _Lines:
         slim = len(text) >= SLIM_LINE
         if base is None:
             base = _lookup(other, key, slim)
+        data = utf8_of(key)
         if base is None:
-            info = parse(text, data=key if isinstance(key, bytes) else None)
+            info = parse(text, data=data)
         else:
             info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
-        # stored UTF-8 holds a lone surrogate only where it holds 0xED (surrogatepass)
-        info.issues = check(text, info, ctx, isinstance(key, bytes) and b"\xed" not in key)
+        info.issues = check(text, info, ctx, data is not None)
         if slim and info.value is not None:
             info.value = _slim(info.value)
         return info

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Related, Severity
-from .text import Stored, unpack
+from .text import Stored, unpack, utf8_of
 
 if TYPE_CHECKING:
     from .model import Analysis
@@ -67,12 +67,10 @@ def line_bytes(text: str) -> int:
 
 
 def stored_bytes(item: Stored) -> int:
-    """:func:`line_bytes` of a line as :class:`~pi_lsp.core.text.Lines` stores it; stored
-    bytes are its UTF-8 already, unless they hold a surrogate (whose UTF-8 starts with
-    ``0xED``), so such a line alone is decoded."""
-    if isinstance(item, bytes) and b"\xed" not in item:
-        return len(item)
-    return line_bytes(unpack(item))
+    """:func:`line_bytes` of a line as :class:`~pi_lsp.core.text.Lines` stores it (decoded
+    only when it is no plain UTF-8, :func:`~pi_lsp.core.text.utf8_of`)."""
+    data = utf8_of(item)
+    return len(data) if data is not None else line_bytes(unpack(item))
 
 
 def _utf16(text: str) -> int:

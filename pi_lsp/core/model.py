@@ -116,11 +116,14 @@ class Analysis:
         if not 0 <= line < len(self.infos):
             return None
         info = self.infos[line]
-        if info.value is None or len(self.text.lines[line]) < SLIM_LINE:
+        if info.value is None:
+            return None
+        text = self.text.lines[line]
+        if len(text) < SLIM_LINE:
             return info.value
         # as the line was parsed: a header keeps its value after a BOM (only a first line
         # parses with one, and only a line that parsed gets here)
-        return parse(self.text.lines[line], first=True).value
+        return parse(text, first=True).value
 
     @property
     def header(self) -> dict[str, Any]:

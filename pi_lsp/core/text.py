@@ -61,6 +61,13 @@ def unpack(item: Stored) -> str:
     return item if isinstance(item, str) else item.decode("utf-8", "surrogatepass")
 
 
+def utf8_of(item: Stored) -> bytes | None:
+    """The UTF-8 of a stored line when it is stored as bytes holding no lone surrogate
+    (whose ``surrogatepass`` UTF-8 starts with ``0xED``), else None: such bytes are the
+    line's UTF-8 as ``str.encode`` gives it, with no need to decode or encode it again."""
+    return item if isinstance(item, bytes) and b"\xed" not in item else None
+
+
 class Lines(Sequence[str]):
     """A document's lines, each stored as :func:`pack` makes it; never changed once made.
 
