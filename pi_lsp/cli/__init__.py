@@ -9,9 +9,12 @@ them for ``--help``): ``pi-lsp check`` starts without the server's imports. Exit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from pi_lsp import __version__
 
@@ -69,3 +72,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     return code
+
+
+def entry() -> NoReturn:
+    """The ``pi-lsp`` process: :func:`main`, then exit without tearing the heap down.
+
+    Once the output is written, freeing a large session's analysis object by object (and
+    a last collection) is pure cost: some 40 ms at 100 MB. The streams are flushed first;
+    a usage error or ``--help`` (``SystemExit``) exits as usual.
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody reads on
+            stream.flush()
+    os._exit(code)

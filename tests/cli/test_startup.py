@@ -6,6 +6,7 @@ script adds no import of its own (``sys`` is always loaded).
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -115,3 +116,29 @@ def test_a_subcommand_alone_parses_and_errors_as_before(clean_file: Path) -> Non
     done, _ = imported("no-such-command")
     assert done.returncode == 2
     assert "invalid choice: 'no-such-command'" in done.stderr
+
+
+def test_the_command_exits_without_tearing_down_and_loses_no_output(tmp_path: Path) -> None:
+    """``pi-lsp`` ends its process once the output is flushed: exit handlers (and the
+    freeing of every object) are skipped, the report and the exit status are whole."""
+    path = tmp_path / "broken.jsonl"
+    path.write_text(doc(header(), user("a1", "nowhere")) + "{not json\n", encoding="utf-8")
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('torn down'))\n"
+        "sys.argv = ['pi-lsp', *sys.argv[1:]]\n"
+        "from pi_lsp.cli import entry\n"
+        "entry()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert "torn down" not in done.stderr
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert {d["code"] for f in report["files"] for d in f["diagnostics"]} == {"PI001", "PI400"}

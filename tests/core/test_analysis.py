@@ -264,3 +264,20 @@ def test_a_lone_surrogate_gets_its_pi001_however_the_line_is_stored(text: str) -
     # surrogate (0xED ...) must still reach the full check
     a = analyze(doc(header(), user(A, None, text), user(B, A, "😀")))
     assert [(f.code, f.span.line) for f in a.findings if f.code == "PI001"] == [("PI001", 1)]
+
+
+def test_what_an_analysis_built_is_frozen_until_collect_frozen() -> None:
+    """No collection walks an analysis once it ends (it is frozen, not aged into the old
+    generation, where every full collection would walk it again); collect_frozen gives
+    it back to the collector."""
+    import gc
+
+    analysis_module.collect_frozen()
+    a = analyze(doc(header(), user("a1", None), user("a2", "a1")))
+    try:
+        assert gc.get_freeze_count() > 0
+        assert all(o is not a.infos for o in gc.get_objects())
+    finally:
+        analysis_module.collect_frozen()
+    assert gc.get_freeze_count() == 0
+    assert any(o is a.infos for o in gc.get_objects())
