@@ -13,7 +13,8 @@ pygls's workspace: pygls splits lines with ``str.splitlines``, which breaks at U
 and friends that pi writes raw inside JSON strings. :class:`PiProtocol` stops pygls from
 keeping its own copy of each document, and answers a request whose params do not
 deserialize with InvalidParams (pygls would leave it unanswered). On stdio, message bodies
-are read so that the decoder frees them (:class:`~pi_lsp.lsp.transport.Bodies`).
+are read whole and so that the decoder frees them
+(:class:`~pi_lsp.lsp.transport.MessageReader`).
 
 The error policy lives in :meth:`PiLanguageServer.report_server_error`: a bug in a
 request handler is answered by pygls as an InternalError and logged here as one line; a
@@ -28,6 +29,7 @@ import contextvars
 import io
 import logging
 import sys
+import threading
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,7 @@ from typing import Any, BinaryIO, cast
 from cattrs import transform_error
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
@@ -51,7 +54,7 @@ from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText, Stored
 
 from .scheduler import Scheduler
-from .transport import Bodies, FullTexts
+from .transport import FullTexts, MessageReader
 from .workspace_index import WorkspaceIndex
 from .workspace_reports import WorkspaceReports
 
@@ -221,11 +224,29 @@ class PiLanguageServer(LanguageServer):
         return Options(large_line=self.settings.large_line)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve on stdin and stdout, each message body read so the decoder can free it
-        (:class:`~pi_lsp.lsp.transport.Bodies`; pygls reads only its ``readline`` and
-        ``read``)."""
+        """Serve on stdin and stdout: pygls's loop over messages, with a reader that reads
+        each message in one call of a worker thread, its body so the decoder can free it
+        (:class:`~pi_lsp.lsp.transport.MessageReader`)."""
         stream = cast(io.BufferedIOBase, stdin or sys.stdin.buffer)
-        super().start_io(cast(BinaryIO, Bodies(stream)), stdout)
+        reader = MessageReader(stream, self.thread_pool)
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                run_async(
+                    stop_event=self._stop_event,
+                    reader=cast(Any, reader),  # its bodies are bytearrays: the decoder empties them
+                    protocol=self.protocol,
+                    logger=log,
+                    error_handler=self.report_server_error,
+                )
+            )
+        except BrokenPipeError:
+            log.error("the connection to the client is lost: shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     @property
     def full_texts(self) -> FullTexts:

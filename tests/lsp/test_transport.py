@@ -8,15 +8,19 @@ makes it forget what it kept.
 
 from __future__ import annotations
 
+import asyncio
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
 import pytest
+from pygls.io_ import run_async
 
 from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
-from pi_lsp.lsp.transport import END, LARGE, Bodies, FullTexts, _Decoder
+from pi_lsp.lsp.transport import END, LARGE, FullTexts, MessageReader, _Decoder
 
 URI = "file:///tmp/s.jsonl"
 LINE = '{"type":"message","id":"%05d","parentId":null,"message":{"role":"user","content":"é😀 \\"q\\" \u2028"}}'
@@ -228,19 +232,23 @@ class _Protocol:
         return data
 
 
-def test_a_body_read_by_bodies_is_freed_once_decoded() -> None:
-    """pygls's reader keeps the last body until the next message arrives: a body read by
-    :class:`Bodies` is a bytearray that the decoder empties, whichever way it decoded it."""
+def _framed(*bodies: bytes) -> bytes:
+    return b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(b), b) for b in bodies)
+
+
+def test_a_body_read_by_the_reader_is_freed_once_decoded() -> None:
+    """pygls's loop keeps the last body until the next message arrives: a body read by
+    :class:`MessageReader` is a bytearray that the decoder empties, whichever way it
+    decoded it."""
     lone = opened().replace(b'"version":1,"text":"', b'"version":1,"text":"\\ud800', 1)
     small = b'{"jsonrpc":"2.0","method":"initialized","params":{}}'
     sent = [opened(), changed(TEXT + "{}\n"), lone, small]
-    bodies = Bodies(io.BytesIO(b"Content-Length: 1\r\n\r\n" + b"".join(sent)))
-    assert bodies.readline() == b"Content-Length: 1\r\n"
-    assert bodies.readline() == b"\r\n"
+    reader = MessageReader(io.BytesIO(_framed(*sent)))
     protocol = _Protocol()
     messages = []
     for expected in sent:
-        body = bodies.read(len(expected))
+        lines, body = reader.message()
+        assert lines == [b"Content-Length: %d\r\n" % len(expected), b"\r\n"]
         assert isinstance(body, bytearray) and body == expected
         messages.append(_Decoder.loads(body, object_hook=protocol.structure))
         assert body == b""
@@ -253,10 +261,25 @@ def test_a_body_read_by_bodies_is_freed_once_decoded() -> None:
     assert plain == orjson.loads(small)
     body = bytearray(small)
     assert _Decoder.loads(body) == orjson.loads(small) and body == b""  # without pygls's hook
-    assert bodies.read(10) == b""  # the end of the stream
+    assert reader.message() == ([], None)  # the end of the stream
 
 
-def test_bodies_reads_a_body_that_arrives_in_parts() -> None:
+def test_the_reader_reads_header_lines_as_pygls_does() -> None:
+    """A zero length counts as none, the first length wins, a blank line before any length
+    is skipped, other header lines are kept; a stream that ends inside the headers gives
+    them without a body."""
+    stream = (
+        b"\r\nContent-Length: 0\r\nContent-Type: x\r\nContent-Length: 2\r\n"
+        b"Content-Length: 9\r\n\r\n{}Content-Length: 5\r\n"
+    )
+    reader = MessageReader(io.BytesIO(stream))
+    lines, body = reader.message()
+    assert lines[0] == b"\r\n" and lines[-1] == b"\r\n" and len(lines) == 6
+    assert body == b"{}"
+    assert reader.message() == ([b"Content-Length: 5\r\n"], None)
+
+
+def test_the_reader_reads_a_body_that_arrives_in_parts() -> None:
     class Trickle(io.RawIOBase):
         def __init__(self, data: bytes) -> None:
             self.data = data
@@ -269,17 +292,46 @@ def test_bodies_reads_a_body_that_arrives_in_parts() -> None:
             buffer[:n], self.data = self.data[:n], self.data[n:]
             return n
 
-    assert Bodies(Trickle(b"0123456789")).read(8) == b"01234567"  # type: ignore[arg-type]
-    assert Bodies(Trickle(b"0123")).read(8) == b"0123"  # type: ignore[arg-type]
+    assert MessageReader(Trickle(b"0123456789")).read(8) == b"01234567"  # type: ignore[arg-type]
+    assert MessageReader(Trickle(b"0123")).read(8) == b"0123"  # type: ignore[arg-type]
 
 
-def test_the_server_reads_stdin_through_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pygls.lsp.server import LanguageServer
+class _Counting(ThreadPoolExecutor):
+    """A thread pool that counts the calls handed to it."""
 
-    from pi_lsp.lsp.server import PiLanguageServer
+    calls = 0
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return super().submit(*args, **kwargs)
+
+
+def test_pygls_loop_gets_each_message_from_one_worker_thread_call() -> None:
+    """pygls's own reader makes a worker-thread call per header line and one for the body
+    (three per message here); this one makes one per message, and one to find the end."""
+    bodies = [b'{"jsonrpc":"2.0","method":"m%d","params":{}}' % n for n in range(3)]
+    handled: list[Any] = []
+
+    class Protocol:
+        structure_message = staticmethod(lambda data: data)
+        handle_message = staticmethod(handled.append)
+
+    pool = _Counting(max_workers=1)
+    reader = MessageReader(io.BytesIO(_framed(*bodies)), pool)
+    asyncio.run(run_async(threading.Event(), reader, Protocol()))  # type: ignore[arg-type]
+    pool.shutdown()
+    assert [m["method"] for m in handled] == ["m0", "m1", "m2"]
+    assert pool.calls == len(bodies) + 1
+
+
+def test_the_server_reads_stdin_through_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_lsp.lsp import server
 
     given: list[Any] = []
-    monkeypatch.setattr(LanguageServer, "start_io", lambda self, stdin, stdout: given.append(stdin))
-    PiLanguageServer().start_io(io.BytesIO(b"Content-Length: 2\r\n"))
-    (stdin,) = given
-    assert isinstance(stdin, Bodies) and stdin.readline() == b"Content-Length: 2\r\n"
+
+    async def loop(**kwargs: Any) -> None:
+        given.append(await kwargs["reader"].readline())
+
+    monkeypatch.setattr(server, "run_async", loop)
+    server.PiLanguageServer().start_io(io.BytesIO(b"Content-Length: 2\r\n\r\n{}"), io.BytesIO())
+    assert given == [b"Content-Length: 2\r\n"]
