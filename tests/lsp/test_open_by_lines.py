@@ -42,6 +42,7 @@ ESCAPES = {
 
 PIECES = ["\n", "\r", "\r\n", "\\", "\\n", "\\\\n", "n", "r", "u", '"', "/", "\t", "\u2028"]
 PIECES += ["😀", "é", "a", "{}", '{"a":1}', "\ud800", "\udfff"]
+PIECES += ["\n{", "\\n{", "\\\\n{"]  # a line feed before an entry, and look-alikes
 
 LAYOUTS = [
     '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":'
@@ -226,3 +227,13 @@ def test_a_large_ranged_change_is_decoded_once_whole(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(transport, "_lines", never)
     assert FullTexts().loads(body) == orjson.loads(body)
+
+
+def test_a_piece_ends_at_a_line_feed_before_an_entry_never_at_an_escaped_backslash() -> None:
+    """The text ``a\\n{b`` LF ``{c`` LF, as a JSON string: a cut looks for a line feed
+    followed by ``{`` first; the first ``\\n{`` in the message follows an escaped backslash
+    (it is no line feed); a text without ``\\n{`` is cut at any line feed."""
+    body = rb'"a\\n{b\n{c\n"'
+    assert transport._cut(body, 0) == body.index(rb"b\n{") + 3
+    assert transport._cut(rb'"a\nb\n"', 0) == 4
+    assert transport._cut(rb'"a\\nb"', 0) == -1
