@@ -2,8 +2,9 @@
 to clients that do not pull (setting ``diagnosticMode``: auto, push, pull or both).
 
 Analyses run off the event loop (:mod:`pi_lsp.lsp.scheduler`); :func:`refresh` asks for
-one and the scheduler calls :func:`publish` once the *current* text is analysed, so
-diagnostics are only ever published for the latest version (then :func:`warm`
+one and the scheduler calls :func:`publish` once the *current* text is analysed, with the
+diagnostics :func:`prepare` converted in the analysis thread, so diagnostics are only ever
+published for the latest version (then :func:`warm`
 precomputes the reference index and session totals in the background, for the requests
 that follow). Pushed, pulled and ``pi-lsp check --format json`` diagnostics come from the
 same function, so they are identical for the same text. A pull answers ``unchanged``
@@ -17,7 +18,7 @@ import operator
 from lsprotocol import types
 
 from pi_lsp.core import describe, refs
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.document import Document, Snapshot
 from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.text import Lines, Stored
@@ -95,9 +96,28 @@ def request_refresh(ls: PiLanguageServer) -> None:
         ls.workspace_diagnostic_refresh(None)
 
 
-def publish(ls: PiLanguageServer, uri: str) -> None:
-    """Push the diagnostics of ``uri`` for its current version (unless the client pulls)."""
-    if pushes(ls):
+Prepared = tuple[Snapshot, list[types.Diagnostic]]
+"""Diagnostics converted in the analysis thread, with the snapshot they are of."""
+
+
+def prepare(ls: PiLanguageServer, doc: Document) -> Prepared | None:
+    """In the analysis thread, right after ``doc``'s current text was analysed: the
+    diagnostics to push (None when the client pulls them)."""
+    snap = doc.snapshot()
+    if not pushes(ls) or snap is None or not snap.current:
+        return None
+    return snap, items(ls, snap)
+
+
+def publish(ls: PiLanguageServer, uri: str, prepared: Prepared | None = None) -> None:
+    """Push the diagnostics of ``uri`` for its current version (unless the client pulls):
+    those ``prepared`` when they are of the current text, else converted in a request
+    thread."""
+    if not pushes(ls):
+        return
+    if prepared is not None and _unchanged(ls, uri, prepared[0]):
+        _send(ls, uri, *prepared)
+    else:
         ls.scheduler.spawn(_push(ls, uri))
 
 
@@ -106,9 +126,17 @@ async def _push(ls: PiLanguageServer, uri: str) -> None:
     if snap is None or not snap.current:
         return
     found = await ls.scheduler.compute(lambda: items(ls, snap))
+    if _unchanged(ls, uri, snap):  # else the next analysis publishes
+        _send(ls, uri, snap, found)
+
+
+def _unchanged(ls: PiLanguageServer, uri: str, snap: Snapshot) -> bool:
+    """Whether ``snap`` still shows the current text of ``uri`` with its newest analysis."""
     now = ls.snapshot(uri)
-    if now is None or now.text is not snap.text or now.serial != snap.serial:
-        return  # changed meanwhile: the next analysis publishes
+    return now is not None and now.text is snap.text and now.serial == snap.serial
+
+
+def _send(ls: PiLanguageServer, uri: str, snap: Snapshot, found: list[types.Diagnostic]) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, version=snap.version, diagnostics=found)
     )

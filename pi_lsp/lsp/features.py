@@ -82,6 +82,7 @@ def create_server() -> PiLanguageServer:
         on_ready=functools.partial(diagnostics.publish, server),
         warm=diagnostics.warm,
         follow=functools.partial(progress.follow, server),
+        prepare=functools.partial(diagnostics.prepare, server),
     )
     for module in FEATURES:
         module.register(server)

@@ -6,8 +6,10 @@ worker threads (daemons: they never delay exit) do the rest:
 - analyses (two threads: a small document opened while a huge one is analysed does not
   wait for it; they share the GIL, so more would not be faster). For each document one
   driver task (:meth:`Scheduler.schedule`) loops until the analysis of the *current* text
-  is done, then calls ``on_ready(uri)`` (which publishes diagnostics for the current
-  version). A change while an analysis runs cancels it (the analysis stops within about a
+  is done, then calls ``on_ready(uri, prepared)`` (which publishes diagnostics for the
+  current version); ``prepared`` is what ``prepare(document)`` returned in the analysis
+  thread right after the analysis (the diagnostics, converted without another trip to a
+  thread), or None when the text was analysed already. A change while an analysis runs cancels it (the analysis stops within about a
   MiB of new text) and its finished lines are reused by the next run, so a burst of
   hundreds of edits analyses the last version, not every one. An analysis still running
   after :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
@@ -127,12 +129,14 @@ class Scheduler:
     def __init__(
         self,
         documents: Mapping[str, Document],
-        on_ready: Callable[[str], None] | None = None,
+        on_ready: Callable[[str, Any], None] | None = None,
         warm: Callable[[Analysis], object] | None = None,
         follow: Follow = _no_progress,
+        prepare: Callable[[Document], Any] | None = None,
     ) -> None:
         self.documents = documents
         self.on_ready = on_ready
+        self.prepare = prepare
         self.warm = warm
         self.follow = follow
         self.analyses = Worker(2, "pi-lsp-analysis")
@@ -142,7 +146,7 @@ class Scheduler:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def schedule(self, uri: str) -> None:
-        """Make sure the current text of ``uri`` gets analysed, then ``on_ready(uri)``."""
+        """Make sure the current text of ``uri`` gets analysed, then ``on_ready(uri, ...)``."""
         driver = self._drivers.get(uri)
         if driver is None or driver.done():
             self._drivers[uri] = asyncio.ensure_future(self._drive(uri))
@@ -200,25 +204,32 @@ class Scheduler:
             if doc is None:  # closed, maybe while its analysis ran: that is freed now
                 self.release()
                 return False
+            prepared = None
             if doc.is_stale:
                 meter = Meter()
-                work = self.analyses.submit(functools.partial(doc.run_analysis, meter.update))
+                work = self.analyses.submit(functools.partial(self._analyse, doc, meter.update))
                 try:
                     await self.follow(work, meter, title)
                 except Exception as exc:  # a bug in the analysis must not kill the server
                     log.error("analysis of %s failed: %s: %s", uri, type(exc).__name__, exc)
                     log.debug("traceback", exc_info=True)
                     return False
+                prepared = work.result()
                 if self.documents.get(uri) is not doc or doc.is_stale:
                     continue
             if self.on_ready is not None:
-                self.on_ready(uri)
+                self.on_ready(uri, prepared)
             snap = doc.snapshot()
             if self.warm is not None and snap is not None:
                 asyncio.get_running_loop().call_later(
                     WARM_AFTER, self._warm_soon, doc, snap.analysis
                 )
             return True
+
+    def _analyse(self, doc: Document, progress: Callable[[int, int], None]) -> Any:
+        """In an analysis thread: analyse ``doc``'s current text, then ``prepare(doc)``."""
+        doc.run_analysis(progress)
+        return self.prepare(doc) if self.prepare is not None else None
 
     def _warm_soon(self, doc: Document, analysis: Analysis) -> None:
         """On the loop: hand the warm-up to the background thread if the text is unchanged."""

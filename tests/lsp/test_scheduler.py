@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 
 import pytest
@@ -47,3 +48,29 @@ async def test_what_analyses_froze_is_collected_once_no_document_is_open(
         assert gc.get_freeze_count() == 0
     finally:
         collect_frozen()
+
+
+async def test_what_prepare_makes_in_the_analysis_thread_reaches_on_ready() -> None:
+    """The diagnostics are converted in the analysis thread, right after the analysis (no
+    trip to another thread); a text analysed already is ready with nothing prepared."""
+    uri = "file:///prepared.jsonl"
+    text = doc(header(), user("a1", None))
+    document = Document.open(uri, text, 1, None, Options())
+    got: list[tuple[str, object]] = []
+
+    def prepare(d: Document) -> tuple[str, object]:
+        snap = d.snapshot()
+        assert snap is not None
+        return threading.current_thread().name, snap.analysis
+
+    s = scheduler.Scheduler(
+        {uri: document}, on_ready=lambda u, p: got.append((u, p)), prepare=prepare
+    )
+    for expected in (1, 2):
+        s.schedule(uri)
+        deadline = time.monotonic() + 10
+        while len(got) < expected and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+    snap = document.snapshot()
+    assert snap is not None and snap.text.join() == text
+    assert got == [(uri, ("pi-lsp-analysis", snap.analysis)), (uri, None)]
