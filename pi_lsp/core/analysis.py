@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
+import operator
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -213,10 +215,10 @@ class _Lines:
         infos: list[LineInfo] = []
         total = len(self.lines)
         budget = _TICK
-        for i in range(start, total):
-            key = self.lines.raw(i)
-            edge = parsed[i] if parsed and i in (self.first, self.last) else self.edge(i, key)
-            if edge is not None:
+        first, last = self.first, self.last
+        for i, key in enumerate(itertools.islice(self.lines.iter_raw(), start, None), start):
+            if i in (first, last):
+                edge = parsed[i] if parsed else self.edge(i, key)
                 infos.append(self._check(key, ctx, [], edge))
                 continue
             info = cache.get(key)
@@ -556,12 +558,12 @@ def _links_changed(a: Analysis, previous: Analysis | None) -> list[int] | None:
         or len(previous.infos) != len(a.infos)
     ):
         return None
-    changed = []
-    for i, (new, old) in enumerate(zip(a.infos, previous.infos, strict=True)):
-        if new is not old:
-            changed.append(i)
-            if len(changed) > _REUSE_LIMIT:
-                return None
+    # the lines whose result is another object (a C-level pass: an edit runs it over all)
+    changed = list(
+        itertools.compress(range(len(a.infos)), map(operator.is_not, a.infos, previous.infos))
+    )
+    if len(changed) > _REUSE_LIMIT:
+        return None
     if not changed:
         return changed
     touched: set[int] = set()

@@ -276,9 +276,8 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> list[Find
             )
         )
     if a.version == 1:
-        with_ids = [
-            i for i in a.tree.entries if "id" in a.infos[i].obj or "parentId" in a.infos[i].obj
-        ]
+        infos = a.infos  # an entry's value is an object
+        with_ids = [i for i in a.tree.entries if "id" in (v := infos[i].value) or "parentId" in v]
         if with_ids:
             first = a.infos[with_ids[0]].obj
             key, what = ("id", "an id") if "id" in first else ("parentId", "a parentId")
