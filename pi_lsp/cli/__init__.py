@@ -77,9 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> NoReturn:
     """The ``pi-lsp`` process: :func:`main`, then exit without tearing the heap down.
 
-    Once the output is written, freeing a large session's analysis object by object (and
-    a last collection) is pure cost: some 40 ms at 100 MB. The streams are flushed first;
-    a usage error or ``--help`` (``SystemExit``) exits as usual.
+    Once the output is written, freeing the analysis object by object (and a last
+    collection) is pure cost: 12-32 ms of a check of a 2 MB session, some 20 ms at
+    100 MB. The streams are flushed first; a usage error or ``--help`` (``SystemExit``)
+    exits as usual.
     """
     code = main()
     for stream in (sys.stdout, sys.stderr):

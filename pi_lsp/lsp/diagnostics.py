@@ -4,9 +4,8 @@ to clients that do not pull (setting ``diagnosticMode``: auto, push, pull or bot
 Analyses run off the event loop (:mod:`pi_lsp.lsp.scheduler`); :func:`refresh` asks for
 one and the scheduler calls :func:`publish` once the *current* text is analysed, with the
 diagnostics :func:`prepare` converted in the analysis thread, so diagnostics are only ever
-published for the latest version (then :func:`warm`
-precomputes the reference index and session totals in the background, for the requests
-that follow). Pushed, pulled and ``pi-lsp check --format json`` diagnostics come from the
+published for the latest version (then :func:`warm` precomputes the reference index and
+session totals in the background, for the requests that follow). Pushed, pulled and ``pi-lsp check --format json`` diagnostics come from the
 same function, so they are identical for the same text. A pull answers ``unchanged``
 when the client already has the diagnostics of this analysis under these settings.
 """

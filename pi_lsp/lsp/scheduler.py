@@ -9,10 +9,11 @@ worker threads (daemons: they never delay exit) do the rest:
   is done, then calls ``on_ready(uri, prepared)`` (which publishes diagnostics for the
   current version); ``prepared`` is what ``prepare(document)`` returned in the analysis
   thread right after the analysis (the diagnostics, converted without another trip to a
-  thread), or None when the text was analysed already. A change while an analysis runs cancels it (the analysis stops within about a
-  MiB of new text) and its finished lines are reused by the next run, so a burst of
-  hundreds of edits analyses the last version, not every one. An analysis still running
-  after :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
+  thread), or None when the text was analysed already. A change while an analysis runs
+  cancels it (the analysis stops within about a MiB of new text) and its finished lines
+  are reused by the next run, so a burst of hundreds of edits analyses the last version,
+  not every one. An analysis still running after
+  :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
 - the warm-up (one thread): once a document has been left unchanged for
   :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
   views requests need (the reference index, session totals), so the first hover does not
@@ -227,9 +228,18 @@ class Scheduler:
             return True
 
     def _analyse(self, doc: Document, progress: Callable[[int, int], None]) -> Any:
-        """In an analysis thread: analyse ``doc``'s current text, then ``prepare(doc)``."""
+        """In an analysis thread: analyse ``doc``'s current text, then ``prepare(doc)``
+        (None when that fails: a bug there is no failed analysis, and ``on_ready`` then
+        does without)."""
         doc.run_analysis(progress)
-        return self.prepare(doc) if self.prepare is not None else None
+        if self.prepare is None:
+            return None
+        try:
+            return self.prepare(doc)
+        except Exception as exc:
+            log.error("preparing %s failed: %s: %s", doc.uri, type(exc).__name__, exc)
+            log.debug("traceback", exc_info=True)
+            return None
 
     def _warm_soon(self, doc: Document, analysis: Analysis) -> None:
         """On the loop: hand the warm-up to the background thread if the text is unchanged."""

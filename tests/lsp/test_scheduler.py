@@ -74,3 +74,19 @@ async def test_what_prepare_makes_in_the_analysis_thread_reaches_on_ready() -> N
     snap = document.snapshot()
     assert snap is not None and snap.text.join() == text
     assert got == [(uri, ("pi-lsp-analysis", snap.analysis)), (uri, None)]
+
+
+async def test_a_failing_prepare_is_no_failed_analysis() -> None:
+    """A bug in ``prepare`` is logged; the analysis stands and ``on_ready`` gets nothing."""
+    uri = "file:///unprepared.jsonl"
+    document = Document.open(uri, doc(header(), user("a1", None)), 1, None, Options())
+    got: list[tuple[str, object]] = []
+
+    def prepare(d: Document) -> object:
+        raise RuntimeError("a bug")
+
+    s = scheduler.Scheduler(
+        {uri: document}, on_ready=lambda u, p: got.append((u, p)), prepare=prepare
+    )
+    assert await s.current(uri) is not None
+    assert got == [(uri, None)]
