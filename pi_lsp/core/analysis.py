@@ -11,6 +11,8 @@ hundreds of MB and for re-analysis after small edits:
   whose text changed. The context (format and version) is read from the header before the
   lines are checked, so each line is visited once. The caches are keyed by the lines as
   :class:`~pi_lsp.core.text.Lines` stores them, and a line is decoded only to be parsed.
+  An edit inside the file (:meth:`_Lines.patched`) keeps the previous results of the lines
+  around it without a pass over them.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
   finding points into a changed line. When the text only grew (:func:`appended`) they
@@ -60,6 +62,11 @@ from .tree import Tree, build_tree
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls
 (a line stored as bytes counts its bytes)."""
+
+_PATCH_LIMIT = 64
+"""At most this many lines, removed or added, between the unchanged head and tail of an
+edited text are checked on their own (:meth:`_Lines.patched`); more are checked as a
+whole text."""
 
 _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
@@ -237,6 +244,50 @@ class _Lines:
                 self._tick(i + 1, total, ctx, cache)
         return infos, cache
 
+    def patched(
+        self, ctx: Context, previous: Analysis
+    ) -> tuple[list[LineInfo], dict[Stored, LineInfo]] | None:
+        """:meth:`checked` of every line, from ``previous`` (checked under ``ctx``) when
+        these lines are its lines but for at most :data:`_PATCH_LIMIT` lines between a
+        head and a tail of the same line objects that hold the first and last non-blank
+        lines (an edit): ``previous``'s results are kept for the head and the tail (a
+        C-level copy), only the lines between are looked up or checked. Else None.
+
+        The cache holds what :meth:`checked` would: the results of every line but the
+        first and last non-blank ones, by text (the keys of removed lines that no other
+        line has are dropped).
+        """
+        lines, old = self.lines, previous.lines
+        head, tail = lines.same_ends(old)
+        end, old_end = len(lines) - tail, len(old) - tail
+        if (
+            not 0 <= self.first < head
+            or self.last < end
+            or max(end, old_end) - head > _PATCH_LIMIT
+        ):
+            return None
+        cache = dict(previous.cache)
+        middle = []
+        for i in range(head, end):
+            key = lines.raw(i)
+            info = cache.get(key)
+            if info is None:
+                info = cache[key] = self._check(key, ctx, [], None)
+            middle.append(info)
+        self.drop(cache, old[head:old_end], head, end)
+        return previous.infos[:head] + middle + previous.infos[old_end:], cache
+
+    def drop(self, cache: dict[Stored, LineInfo], removed: Lines, start: int, end: int) -> None:
+        """Take the results of the ``removed`` lines, replaced by lines ``start`` to ``end``,
+        out of ``cache``, but those of texts that a line other than the first and last
+        non-blank ones still has (looked for among the new lines first)."""
+        lines = self.lines
+        edges = [lines.raw(i) for i in {self.first, self.last} if i >= 0]
+        new = {lines.raw(i) for i in range(start, end) if i != self.first and i != self.last}
+        for key in removed.iter_raw():
+            if key in cache and key not in new and lines.count_raw(key) == edges.count(key):
+                del cache[key]
+
     def _tick(
         self, done: int, total: int, ctx: Context | None, cache: dict[Stored, LineInfo]
     ) -> None:
@@ -364,12 +415,16 @@ def _analyze(
     ctx = Context(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
     if start is None:
-        infos, cache = run.checked(ctx, parsed)
+        patched = None
+        if parsed is None and partial is None and previous is not None and previous.context == ctx:
+            patched = run.patched(ctx, previous)
+        infos, cache = patched or run.checked(ctx, parsed)
     else:
         assert previous is not None
         infos, cache = run.checked(ctx, None, start)
         infos = previous.infos[:start] + infos
         cache = {**previous.cache, **cache}
+        run.drop(cache, previous.lines[start:], start, len(lines))  # blanks after its last entry
     analysis = Analysis(
         split, infos, fmt, version, header_line, path=path, options=options, cache=cache, context=ctx
     )

@@ -12,6 +12,8 @@ is kept as its UTF-8 bytes, and decoded when it is read.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -105,6 +107,25 @@ class Lines(Sequence[str]):
     def iter_raw(self) -> Iterator[Stored]:
         """The stored items, in order (not decoded)."""
         return iter(self._items)
+
+    def same_ends(self, other: Lines) -> tuple[int, int]:
+        """How many stored items at the start, and then at the end, are the very objects
+        of ``other`` (a C-level pass: a document's edit keeps the objects it does not
+        touch). The two counts never overlap in the shorter of the two."""
+        a, b = self._items, other._items
+        n = min(len(a), len(b))
+        head = next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+        tail = next(
+            itertools.compress(
+                itertools.count(), map(operator.is_not, reversed(a), reversed(b))
+            ),
+            n,
+        )
+        return head, min(tail, n - head)
+
+    def count_raw(self, item: Stored) -> int:
+        """How many lines are stored as ``item`` (equal, not decoded)."""
+        return self._items.count(item)
 
     def __len__(self) -> int:
         return len(self._items)

@@ -100,6 +100,7 @@ def check_same(doc: Document, expected: str) -> Analysis:
     assert [(i.kind, i.value, i.issues) for i in got.infos] == [
         (i.kind, i.value, i.issues) for i in fresh.infos
     ]
+    assert got.cache.keys() == fresh.cache.keys()  # no result of a removed line is held
     assert refs.index(got) == refs.index(fresh)  # views memoised across analyses stay right
     return got
 
@@ -244,6 +245,42 @@ def test_link_results_are_reused_for_an_edit_that_changes_no_link() -> None:
     relinked = check_same(doc, doc.source)
     assert relinked.tree is not after.tree
     assert any(f.code == "PI400" for f in relinked.findings)
+
+
+def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit inside the file keeps the previous results of every other line without a
+    pass over them; one that reaches the last entry, or changes more lines than the
+    limit, checks the whole text. Both equal a fresh analysis."""
+    import pi_lsp.core.analysis as analysis_module
+
+    text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 3) + "\n"
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    doc.analysis  # noqa: B018 - computes it
+    whole = analysis_module._Lines.checked
+    passes: list[int] = []
+
+    def counted(self: object, *args: object, **kwargs: object) -> object:
+        passes.append(1)
+        return whole(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def change(start: Position, end: Position, new: str) -> int:
+        """Apply a change; how many passes over every line its analysis made."""
+        doc.apply_change(start, end, new, "utf-16")
+        passes.clear()
+        monkeypatch.setattr(analysis_module._Lines, "checked", counted)
+        doc.analysis  # noqa: B018
+        monkeypatch.setattr(analysis_module._Lines, "checked", whole)
+        check_same(doc, doc.source)
+        return len(passes)
+
+    line, col = _position(doc, '"timestamp":"', skip=5)
+    at = col + len('"timestamp":"') + 1
+    for digit in "1234567890" * 3:  # typing in one line
+        assert change(Position(line, at), Position(line, at + 1), digit) == 0
+    assert change(Position(line, 10**6), Position(line, 10**6), "\n{}") == 0
+    last = len(doc.lines) - 2
+    assert change(Position(last, 0), Position(last, 1), "[") == 1
+    assert change(Position(3, 0), Position(3 + 70, 0), "") == 1
 
 
 def test_a_cancelled_analysis_is_resumed_with_its_finished_lines() -> None:

@@ -255,3 +255,20 @@ def test_ascii_fast_path(encoding: str) -> None:
     for col in range(len(line) + 1):
         assert to_units(line, col, encoding) == col  # type: ignore[arg-type]
         assert from_units(line, col, encoding) == col  # type: ignore[arg-type]
+
+
+def test_same_ends_counts_the_very_objects_at_both_ends() -> None:
+    old = Lines(["h", "a", "b", "c", "z"])
+    assert Lines.from_raw(old.iter_raw()).same_ends(old) == (5, 0)  # ends never overlap
+    edited = old[:2] + Lines(["B"]) + old[3:]
+    assert edited.same_ends(old) == (2, 2)
+    grown = old[:3] + Lines(["x", "y"]) + old[3:]
+    assert grown.same_ends(old) == (3, 2)
+    assert old.same_ends(grown) == (3, 2)
+    assert (old[:1] + old[4:]).same_ends(old) == (1, 1)
+    # an equal text that is another object is no part of either end (an edit keeps objects)
+    texts = ["".join(["line ", str(n)]) for n in range(3)]
+    again = Lines(["".join(["line ", str(n)]) for n in range(3)])
+    assert again == Lines(texts)
+    assert again.same_ends(Lines(texts)) == (0, 0)
+    assert old.count_raw("a") == 1 and (old + old).count_raw("a") == 2
