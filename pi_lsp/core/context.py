@@ -51,11 +51,13 @@ EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 """Roles whose content a non-null context edit replaces (``projectContextEntry``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ContextMessage:
     """One message of the context and the line of the entry it comes from.
 
-    ``edited`` is the line of the ``context_edit`` that replaced its content, if any.
+    ``edited`` is the line of the ``context_edit`` that replaced its content, if any. Never
+    changed once made (not a frozen dataclass: a context makes one per message, and a
+    frozen dataclass takes three times as long to make).
     """
 
     line: int
