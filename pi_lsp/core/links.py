@@ -160,7 +160,7 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
     last = tree.entries[-1] if tree.entries else None
     infos = a.infos
     for n, line in enumerate(tree.entries):
-        obj = infos[line].obj
+        obj = infos[line].value  # an entry's value is an object (here and below)
         if "id" in obj and "parentId" in obj:  # nearly every entry
             continue
         missing = [k for k in ("id", "parentId") if k not in obj]
@@ -243,7 +243,7 @@ def _check_parents(a: Analysis, out: list[Finding], lines: list[int], dangling: 
     entry goes into ``dangling``."""
     tree = a.tree
     for line in lines:
-        obj = a.infos[line].obj
+        obj = a.infos[line].value
         ref = obj.get("parentId")
         if not isinstance(ref, str):
             continue
@@ -311,7 +311,7 @@ def _check_references(
     tree = a.tree
     forked = isinstance(a.header.get("parentSession"), str)
     for line in lines:
-        obj = a.infos[line].obj
+        obj = a.infos[line].value
         etype = obj.get("type")
         if etype == "compaction":
             _check_first_kept(a, out, line, obj, dangling)
@@ -494,7 +494,7 @@ def _index_tools(
     answered: set[str] = set()
     infos = a.infos
     for line in lines:
-        obj = infos[line].obj
+        obj = infos[line].value
         # a tool result answers a string toolCallId; call_ids reads an assistant turn's calls
         message = obj.get("message")
         if obj.get("type") != "message" or not isinstance(message, dict):

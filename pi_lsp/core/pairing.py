@@ -298,12 +298,12 @@ def _owner(
     cycle ends the walk; ``held`` the call ids of each assistant turn met (:func:`holds_call`
     of a turn of k calls answered k times, once).
     """
-    tree = a.tree
+    tree = a.tree  # its lines are entries: their values are objects
     walked: list[int] = []
     found: Owned
     line = tree.parent.get(result)
     while line is not None and line not in memo:
-        if message_of(a.infos[line].obj).get("role") == "assistant":
+        if message_of(a.infos[line].value).get("role") == "assistant":
             found = (line, None)
             break
         memo[line] = None  # until its answer is known: a cycle back to it finds none
@@ -312,15 +312,15 @@ def _owner(
     else:
         found = memo.get(line) if line is not None else None
     for line in reversed(walked):
-        if found is not None and found[1] is None and sends_as_user(a.infos[line].obj):
+        if found is not None and found[1] is None and sends_as_user(a.infos[line].value):
             found = (found[0], line)
         memo[line] = found
     if found is None:
         return None
     ids = held.get(found[0])
     if ids is None:
-        ids = held[found[0]] = frozenset(_call_ids(a.infos[found[0]].obj))
-    ref = message_of(a.infos[result].obj).get("toolCallId")
+        ids = held[found[0]] = frozenset(_call_ids(a.infos[found[0]].value))
+    ref = message_of(a.infos[result].value).get("toolCallId")
     return found if type(ref) is str and ref in ids else None  # only a string names a call
 
 
@@ -483,7 +483,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
     held: dict[int, frozenset[str]] = {}
     infos = a.infos
     for line in lines:
-        obj = infos[line].obj
+        obj = infos[line].value  # an entry's value is an object (lines of the tree only)
         etype = obj.get("type")
         if etype == "compaction":
             found = kept_range_fault(a, line)
@@ -497,7 +497,7 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
         if owned is None:
             continue
         owner, interloper = owned
-        stop = message_of(infos[owner].obj).get("stopReason")
+        stop = message_of(infos[owner].value).get("stopReason")
         if stop in ("error", "aborted"):
             cause = Cause("dropped", owner, line, owner, message.get("toolCallId"))
             # on the resumed path the request itself decided (edits may omit such results)
