@@ -15,8 +15,10 @@ hundreds of MB and for re-analysis after small edits:
   around it without a pass over them.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
-  finding points into a changed line. When the text only grew (:func:`appended`) they
-  are extended from the previous analysis where the new entries change no earlier one
+  finding points into a changed line; the links are not checked again when the lines
+  added or removed are all blank or unparseable and there was no link finding
+  (:func:`_only_unparsed_moved`). When the text only grew (:func:`appended`) they are
+  extended from the previous analysis where the new entries change no earlier one
   (:func:`pi_lsp.core.links.grow`), and the lines kept keep their line findings;
   otherwise they are recomputed (dictionary work over ids, linear in the number of
   entries).
@@ -446,7 +448,10 @@ def _analyze(
         analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
         analysis.tree = build_tree(infos, fmt, version)
-        analysis.link_findings, analysis.link_state = links.check(analysis)
+        if _only_unparsed_moved(analysis, previous):
+            analysis.link_findings, analysis.link_state = [], None
+        else:
+            analysis.link_findings, analysis.link_state = links.check(analysis)
     lone_leaf = _lone_leaf(analysis.tree, version)
     if start is None:
         analysis.line_findings = line_findings(split, infos, header_line, version, lone_leaf)
@@ -467,6 +472,43 @@ def _analyze(
     findings.sort(key=sort_key)
     analysis.findings = findings
     return analysis
+
+
+def _only_unparsed_moved(a: Analysis, previous: Analysis | None) -> bool:
+    """Whether ``a`` has no link findings because ``previous`` had none and the two differ
+    only in lines ``JSON.parse`` rejects or that are blank (an inserted or removed blank
+    line moves every later line).
+
+    Such lines are nobody's entry: pi skips them, so its entries, their order, ids and
+    parents and everything sent stay the same, and every link check compares entries by
+    their values and their order in the file, never by the distance between their lines
+    (v1's ``firstKeptEntryIndex`` counts parsed lines only). So a check of the links of
+    ``a`` finds nothing, as it found nothing in ``previous``. The line results of the two
+    are told apart by identity, at both ends (C-level passes): a result kept from
+    ``previous`` is the same object.
+    """
+    if (
+        previous is None
+        or previous.link_findings
+        or a.fmt != "pi"
+        or previous.context != a.context
+        or previous.header_line != a.header_line
+    ):
+        return False
+    new, old = a.infos, previous.infos
+    n = min(len(new), len(old))
+    head = next(itertools.compress(itertools.count(), map(operator.is_not, new, old)), n)
+    tail = next(
+        itertools.compress(itertools.count(), map(operator.is_not, reversed(new), reversed(old))),
+        n,
+    )
+    tail = min(tail, n - head)
+    if a.header_line is not None and a.header_line >= head:
+        return False
+    moved = itertools.chain(
+        itertools.islice(new, head, len(new) - tail), itertools.islice(old, head, len(old) - tail)
+    )
+    return not any(info.parsed for info in moved)
 
 
 def _lone_leaf(tree: Tree, version: int) -> int | None:

@@ -283,6 +283,54 @@ def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatc
     assert change(Position(3, 0), Position(3 + 70, 0), "") == 1
 
 
+@pytest.mark.parametrize(
+    "name", ["pi421-call-without-result.jsonl", "pi413-v1-index-after-compaction.jsonl"]
+)
+def test_lines_pi_skips_moving_the_entries_need_no_link_check(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blank or unparseable line inserted or removed between the entries of a session
+    whose links are sound moves every later entry, yet its links stay sound: they are not
+    checked again. A line that parses, or a session with a link finding, is checked."""
+    import pi_lsp.core.links as links_module
+
+    text = (DATA / "fixed" / name).read_bytes().decode()
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    assert doc.analysis.link_findings == []
+    whole = links_module.check
+    checks: list[int] = []
+
+    def counted(a: Analysis) -> object:
+        checks.append(1)
+        return whole(a)
+
+    def change(start: Position, end: Position, new: str) -> int:
+        """Apply a change; how many link checks its analysis made."""
+        doc.apply_change(start, end, new, "utf-16")
+        checks.clear()
+        monkeypatch.setattr(links_module, "check", counted)
+        doc.analysis  # noqa: B018
+        monkeypatch.setattr(links_module, "check", whole)
+        check_same(doc, doc.source)
+        return len(checks)
+
+    end_of_2 = Position(2, 10**6)
+    assert change(end_of_2, end_of_2, "\n") == 0  # a blank line after the third
+    assert change(Position(3, 0), Position(3, 0), "{not json") == 0  # now unparseable
+    assert change(Position(3, 0), Position(4, 0), "") == 0  # and gone
+    assert change(end_of_2, end_of_2, "\n{}") == 1  # a line pi keeps (PI003)
+    assert change(Position(3, 0), Position(4, 0), "") == 1  # removed again
+    # a link finding (a parent that names no entry, or v1's index past the compaction)
+    if '"parentId":"' in doc.lines[3]:
+        at = doc.lines[3].index('"parentId":"') + len('"parentId":"')
+        assert change(Position(3, at), Position(3, at), "x") == 1
+    else:
+        at = doc.lines[3].index('"firstKeptEntryIndex":') + len('"firstKeptEntryIndex":')
+        assert change(Position(3, at), Position(3, at + 1), "4") == 1
+    assert doc.analysis.link_findings
+    assert change(end_of_2, end_of_2, "\n") == 1
+
+
 def test_a_cancelled_analysis_is_resumed_with_its_finished_lines() -> None:
     text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 40) + "\n"
     doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
