@@ -58,7 +58,7 @@ from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .text import Lines, SplitText, Stored, split_lines, unpack, utf8_of
+from .text import Lines, SplitText, Stored, identical_ends, split_lines, unpack, utf8_of
 from .tree import Tree, build_tree
 
 _TICK = MIB
@@ -496,13 +496,7 @@ def _only_unparsed_moved(a: Analysis, previous: Analysis | None) -> bool:
     ):
         return False
     new, old = a.infos, previous.infos
-    n = min(len(new), len(old))
-    head = next(itertools.compress(itertools.count(), map(operator.is_not, new, old)), n)
-    tail = next(
-        itertools.compress(itertools.count(), map(operator.is_not, reversed(new), reversed(old))),
-        n,
-    )
-    tail = min(tail, n - head)
+    head, tail = identical_ends(new, old)
     if a.header_line is not None and a.header_line >= head:
         return False
     moved = itertools.chain(

@@ -17,7 +17,7 @@ import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -70,6 +70,18 @@ def utf8_of(item: Stored) -> bytes | None:
     return item if isinstance(item, bytes) and b"\xed" not in item else None
 
 
+def identical_ends(a: list[Any], b: list[Any]) -> tuple[int, int]:
+    """How many items at the start, and then at the end, of ``a`` are the very objects of
+    ``b`` (C-level passes). The two counts never overlap in the shorter of the two."""
+    n = min(len(a), len(b))
+    head = next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+    tail = next(
+        itertools.compress(itertools.count(), map(operator.is_not, reversed(a), reversed(b))),
+        n,
+    )
+    return head, min(tail, n - head)
+
+
 class Lines(Sequence[str]):
     """A document's lines, each stored as :func:`pack` makes it; never changed once made.
 
@@ -109,19 +121,9 @@ class Lines(Sequence[str]):
         return iter(self._items)
 
     def same_ends(self, other: Lines) -> tuple[int, int]:
-        """How many stored items at the start, and then at the end, are the very objects
-        of ``other`` (a C-level pass: a document's edit keeps the objects it does not
-        touch). The two counts never overlap in the shorter of the two."""
-        a, b = self._items, other._items
-        n = min(len(a), len(b))
-        head = next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
-        tail = next(
-            itertools.compress(
-                itertools.count(), map(operator.is_not, reversed(a), reversed(b))
-            ),
-            n,
-        )
-        return head, min(tail, n - head)
+        """:func:`identical_ends` of the stored items (a document's edit keeps the objects
+        it does not touch)."""
+        return identical_ends(self._items, other._items)
 
     def count_raw(self, item: Stored) -> int:
         """How many lines are stored as ``item`` (equal, not decoded)."""
