@@ -100,6 +100,10 @@ _FREE_KEYS = frozenset({"arguments", "details"})
 inside is a text."""
 
 
+_CUT_KEYS = _TEXT_KEYS | _FREE_KEYS
+"""Keys whose string value is a text (a free-form value that is a string is one)."""
+
+
 def _cut(text: str) -> str:
     """``text`` cut to :data:`SLIM_KEEP` characters after its leading JavaScript whitespace
     (so a cut text is blank exactly when the whole text is)."""
@@ -113,40 +117,50 @@ def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0
     a line's value that is itself a string is under no key, so no text).
 
     ``key`` is the key ``value`` is under (a list's items are under the list's key),
-    ``free`` is true inside a free-form value.
+    ``free`` is true inside a free-form value. ``value`` is as orjson makes it (exact
+    ``dict``, ``list`` and ``str`` objects); each item is decided inline, without a call,
+    since most are short strings and numbers.
     """
     if depth >= _SLIM_DEPTH:
         return value
-    if isinstance(value, dict):
+    kind = value.__class__
+    if kind is dict:
         out: dict[str, Any] | None = None
         for k, v in value.items():
-            slim = _slim_item(v, k, free or k in _FREE_KEYS, depth)
-            if slim is not v:
-                if out is None:
-                    out = dict(value)
-                out[k] = slim
+            item = v.__class__
+            if item is str:
+                if len(v) <= SLIM_KEEP or not (free or k in _CUT_KEYS):
+                    continue
+                slim = _cut(v)
+            elif item is dict or item is list:
+                slim = _slim(v, k, free or k in _FREE_KEYS, depth + 1)
+                if slim is v:
+                    continue
+            else:
+                continue
+            if out is None:
+                out = dict(value)
+            out[k] = slim
         return value if out is None else out
-    if isinstance(value, list):
+    if kind is list:
         items: list[Any] | None = None
+        texts = free or key in _TEXT_KEYS
         for n, v in enumerate(value):
-            slim = _slim_item(v, key, free, depth)
-            if slim is not v:
-                if items is None:
-                    items = list(value)
-                items[n] = slim
+            item = v.__class__
+            if item is str:
+                if len(v) <= SLIM_KEEP or not texts:
+                    continue
+                slim = _cut(v)
+            elif item is dict or item is list:
+                slim = _slim(v, key, free, depth + 1)
+                if slim is v:
+                    continue
+            else:
+                continue
+            if items is None:
+                items = list(value)
+            items[n] = slim
         return value if items is None else items
-    return value
-
-
-def _slim_item(value: Any, key: str | None, free: bool, depth: int) -> Any:
-    """:func:`_slim` of an item of a container on level ``depth``: a string is decided here,
-    without a call, as most items are short strings."""
-    if isinstance(value, str):
-        if len(value) > SLIM_KEEP and (free or key in _TEXT_KEYS):
-            return _cut(value)
-        return value
-    if isinstance(value, dict | list):
-        return _slim(value, key, free, depth + 1)
     return value
 
 

@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pi_lsp.core.analysis as analysis_module
 import pi_lsp.core.lines as lines_module
@@ -255,6 +257,62 @@ def test_slim_copies_only_the_containers_on_a_path_to_a_cut() -> None:
     assert slim["usage"] is value["usage"] and slim["message"]["content"][1] is value["message"]["content"][1]
     untouched = {"type": "message", "message": {"role": "user", "content": "short"}}
     assert analysis_module._slim(untouched) is untouched
+
+
+def _reference_slim(value: Any, key: str | None = None, free: bool = False) -> Any:
+    """What ``_slim`` computes, said plainly: every string that is a text (under a text
+    key, or anywhere in a free-form value) longer than SLIM_KEEP is cut."""
+    if isinstance(value, dict):
+        return {
+            k: _reference_slim(v, k, free or k in analysis_module._FREE_KEYS)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_reference_slim(v, key, free) for v in value]
+    if isinstance(value, str) and len(value) > SLIM_KEEP and (
+        free or key in analysis_module._TEXT_KEYS
+    ):
+        return analysis_module._cut(value)
+    return value
+
+
+_SLIM_KEYS = st.sampled_from(["text", "arguments", "details", "content", "id", "type", "x"])
+_SLIM_LEAVES = st.one_of(
+    st.sampled_from([1, 2.5, True, None]),
+    st.sampled_from([SLIM_KEEP - 1, SLIM_KEEP, SLIM_KEEP + 1, 3 * SLIM_KEEP]).map(
+        lambda n: " " * (n % 3) + "y" * n
+    ),
+)
+_SLIM_VALUES = st.recursive(
+    _SLIM_LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_SLIM_KEYS, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def _long_texts(value: Any, key: str | None = None, free: bool = False) -> int:
+    """How many texts longer than SLIM_KEEP ``value`` holds (see ``_reference_slim``)."""
+    if isinstance(value, dict):
+        return sum(
+            _long_texts(v, k, free or k in analysis_module._FREE_KEYS) for k, v in value.items()
+        )
+    if isinstance(value, list):
+        return sum(_long_texts(v, key, free) for v in value)
+    long = isinstance(value, str) and len(value) > SLIM_KEEP
+    return int(long and (free or key in analysis_module._TEXT_KEYS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_SLIM_KEYS, _SLIM_VALUES, max_size=4))
+def test_slim_cuts_every_long_text_and_copies_nothing_else(value: dict[str, Any]) -> None:
+    before = json.dumps(value)
+    slim = analysis_module._slim(value)
+    assert slim == _reference_slim(value)
+    assert json.dumps(value) == before  # nothing cut in place
+    assert (slim is value) == (_long_texts(value) == 0)  # copied only on a path to a cut
+    for k, v in value.items():
+        if isinstance(v, dict | list) and _long_texts(v, k, k in analysis_module._FREE_KEYS) == 0:
+            assert slim[k] is v
 
 
 @pytest.mark.parametrize("text", ["😀\udc80", "😀\udcff", "é\udc80", "한\udc80"])
