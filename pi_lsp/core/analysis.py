@@ -23,7 +23,8 @@ hundreds of MB and for re-analysis after small edits:
   otherwise they are recomputed (dictionary work over ids, linear in the number of
   entries).
 - Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
-- Lines of :data:`SLIM_LINE` characters or more keep a *slim* parsed value: each text
+- Lines of :data:`SLIM_LINE` or more, as stored (characters, or bytes of a line stored
+  as UTF-8), keep a *slim* parsed value: each text
   (a string under a key of :data:`_TEXT_KEYS`, or anywhere inside tool call arguments and
   result details) longer than :data:`SLIM_KEEP` characters is cut to its first
   :data:`SLIM_KEEP` characters after any leading whitespace, so long texts (tool output,
@@ -55,7 +56,7 @@ from .findings import sort_key
 from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
-from .lines import Context, Kind, LineInfo, check, is_blank, parse
+from .lines import Context, Kind, LineInfo, check, is_blank, parse, parse_utf8
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import Lines, SplitText, Stored, identical_ends, split_lines, unpack, utf8_of
@@ -165,7 +166,7 @@ def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0
 
 
 def _lookup(tables: list[dict[Stored, LineInfo]], text: Stored, slim: bool) -> LineInfo | None:
-    """A known parse of ``text`` (on a line of :data:`SLIM_LINE` characters or more, only
+    """A known parse of ``text`` (on a line of :data:`SLIM_LINE` or more as stored, only
     one without a value, which may be slim)."""
     for table in tables:
         found = table.get(text)
@@ -216,7 +217,7 @@ class _Lines:
             info = mine.get(key)
             if info is None:
                 text = unpack(key)
-                info = _lookup(known, key, len(text) >= SLIM_LINE)
+                info = _lookup(known, key, len(key) >= SLIM_LINE)
                 if info is None:
                     info = parse(text, data=utf8_of(key))
                     budget -= len(key)
@@ -316,16 +317,16 @@ class _Lines:
     def _check(
         key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
-        text = unpack(key)
-        slim = len(text) >= SLIM_LINE
+        slim = len(key) >= SLIM_LINE
         if base is None:
             base = _lookup(other, key, slim)
-        data = utf8_of(key)
-        if base is None:
-            info = parse(text, data=data)
-        else:
+        if base is not None:
             info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
-        info.issues = check(text, info, ctx, data is not None)
+        else:
+            data = utf8_of(key)  # a line stored as UTF-8 is decoded only when need be
+            found = parse_utf8(data) if data is not None else None
+            info = found if found is not None else parse(unpack(key), data=data)
+        info.issues = check(key, info, ctx)
         if slim and info.value is not None:
             info.value = _slim(info.value)
         return info

@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from . import limits, schema, schema_info
 from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 from .limits import MIB
+from .text import Stored, unpack, utf8_of
 
 if TYPE_CHECKING:
     from jsonschema_rs import Validator
@@ -130,6 +133,24 @@ def parse(text: str, first: bool = False, last: bool = False, data: bytes | None
                     return LineInfo(Kind.HEADER, trimmed, trimmed["type"], edge_space=space)
                 return LineInfo(Kind.INVALID, error=error, edge_space=space)
         return LineInfo(Kind.INVALID, error=error)
+    return _classified(value)
+
+
+def parse_utf8(data: bytes) -> LineInfo | None:
+    """:func:`parse` of a line from ``data``, its UTF-8, alone (never the first or last
+    non-blank line): for a line that starts with ``{`` (so is not blank) and that orjson
+    reads (as :func:`parse_line` would); None for any other line (parse its text)."""
+    if data[:1] != b"{":
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return _classified(value)
+
+
+def _classified(value: Any) -> LineInfo:
+    """The result of a line that parsed to ``value``."""
     if isinstance(value, dict) and isinstance(value.get("type"), str):
         kind = _HEADER if value["type"] in HEADER_TYPES else _ENTRY
         return LineInfo(kind, value, value["type"])
@@ -190,9 +211,10 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
     return None
 
 
-def check(text: str, info: LineInfo, ctx: Context, utf8: bool = False) -> tuple[Issue, ...]:
-    """Line-local findings for a parsed line under a format context; ``utf8`` when the
-    caller knows ``text`` holds no lone surrogate (see :func:`_no_surrogate`).
+def check(item: Stored, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
+    """Line-local findings for a parsed line under a format context. ``item`` is the line
+    as :class:`~pi_lsp.core.text.Lines` stores it: a line stored as UTF-8 is decoded only
+    when there may be something to report.
 
     An entry of a known type is first tried on a fast path, inlined here (a call costs as
     much as several lookups): one schema validation (see :func:`schema.verdict_validator`)
@@ -212,8 +234,11 @@ def check(text: str, info: LineInfo, ctx: Context, utf8: bool = False) -> tuple[
                 validator = own
         if (
             validator is not _NOT_KNOWN  # else PI004
-            and len(text) * 4 < ctx.large_line  # else maybe PI500 (see limits.line_size)
-            and (utf8 or text.isascii() or _no_surrogate(text))  # else maybe PI001
+            and (  # else maybe PI500 (see limits.line_size) or PI001
+                len(item) * 4 < ctx.large_line and (item.isascii() or _no_surrogate(item))
+                if item.__class__ is str
+                else (data := utf8_of(item)) is not None and len(data) <= ctx.large_line
+            )
             and not ("firstKeptEntryIndex" in obj and obj["type"] == "compaction")  # PI302
             and role != "hookMessage"  # PI301
             and not (role == "assistant" and message.get("stopReason") == "pending")  # PI201
@@ -223,7 +248,7 @@ def check(text: str, info: LineInfo, ctx: Context, utf8: bool = False) -> tuple[
                     return ()  # the empty tuple is shared: nothing kept per clean line
             except UnicodeEncodeError:  # a lone surrogate escape: schema.validate copies
                 pass
-    return full_check(text, info, ctx)
+    return full_check(unpack(item), info, ctx)
 
 
 def full_check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:

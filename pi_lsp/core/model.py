@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from .links import LinkState
 
 SLIM_LINE = 2048
-"""Lines at least this long (in code points) keep a slim parsed value."""
+"""Lines at least this long, as :class:`~pi_lsp.core.text.Lines` stores them (code points
+of a ``str``, bytes of a line stored as UTF-8), keep a slim parsed value."""
 
 SLIM_KEEP = 512
 """In a slim value, a text longer than this keeps only its first ``SLIM_KEEP`` characters
@@ -104,7 +105,7 @@ class Analysis:
     def entry(self, line: int) -> dict[str, Any]:
         """The parsed object on ``line`` (empty when the line is not an object).
 
-        On a line of :data:`SLIM_LINE` characters or more this is the slim value; see
+        On a line of :data:`SLIM_LINE` or more (as stored) this is the slim value; see
         :meth:`value` for the full one.
         """
         if 0 <= line < len(self.infos):
@@ -118,12 +119,11 @@ class Analysis:
         info = self.infos[line]
         if info.value is None:
             return None
-        text = self.text.lines[line]
-        if len(text) < SLIM_LINE:
+        if len(self.text.lines.raw(line)) < SLIM_LINE:
             return info.value
         # as the line was parsed: a header keeps its value after a BOM (only a first line
         # parses with one, and only a line that parsed gets here)
-        return parse(text, first=True).value
+        return parse(self.text.lines[line], first=True).value
 
     @property
     def header(self) -> dict[str, Any]:

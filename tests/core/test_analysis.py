@@ -315,6 +315,49 @@ def test_slim_cuts_every_long_text_and_copies_nothing_else(value: dict[str, Any]
             assert slim[k] is v
 
 
+def _utf8_lines() -> list[str]:
+    """A session whose lines are all stored as UTF-8 (an emoji in each), one of each kind a
+    line held as bytes can be: clean entries, findings of every line-local sort, lines
+    that are no entry, and a long line (slim, and over a small ``large_line``)."""
+    smile = "😀"
+    bad_time = {**json.loads(user("e" * 8, "d" * 8, smile)), "timestamp": 5}
+    hook = json.loads(user("f" * 8, "e" * 8, smile))
+    hook["message"]["role"] = "hookMessage"
+    return [
+        header(3, cwd=smile),
+        user(A, None, smile),
+        user(B, A, smile * 700),  # 2,800 bytes, 700 characters: slim as stored
+        user("c" * 8, B, smile + "x" * 5000),  # over large_line=4000 (PI500)
+        js(bad_time),  # PI200
+        js(hook),  # PI301
+        '{"type":"message","id":"' + smile,  # PI001
+        " " + user("d" * 8, B, smile),  # leading space: decoded, parsed as text
+        js({smile: 1}),  # an object with no type
+        js([smile]),
+        user("g" * 8, "f" * 8, smile),
+    ]
+
+
+def test_a_line_stored_as_utf8_gets_the_results_of_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = doc(*_utf8_lines())
+    options = Options(large_line=4000)
+    a = analyze(text, options=options)
+    assert all(isinstance(a.text.lines.raw(n), bytes) for n in range(len(a.infos) - 1))
+    codes = {(f.span.line, f.code) for f in a.line_findings}
+    assert {(3, "PI500"), (4, "PI200"), (5, "PI301"), (6, "PI001"), (8, "PI003"), (9, "PI003")} <= codes
+    # the same analysis with every line handled as text (decoded first)
+    monkeypatch.setattr(analysis_module, "utf8_of", lambda item: None)
+    b = analyze(text, options=options)
+    assert a.findings == b.findings
+    assert [(i.kind, i.value, i.issues) for i in a.infos] == [
+        (i.kind, i.value, i.issues) for i in b.infos
+    ]
+    assert a.entry(2) != json.loads(_utf8_lines()[2])  # slim: its text is cut
+    assert a.value(2) == json.loads(_utf8_lines()[2])
+
+
 @pytest.mark.parametrize("text", ["😀\udc80", "😀\udcff", "é\udc80", "한\udc80"])
 def test_a_lone_surrogate_gets_its_pi001_however_the_line_is_stored(text: str) -> None:
     # an undecodable byte (read as U+DC80-U+DCFF) beside an emoji: the line is stored as
