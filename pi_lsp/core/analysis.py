@@ -321,7 +321,16 @@ class _Lines:
         if base is None:
             base = _lookup(other, key, slim)
         if base is not None:
-            info = LineInfo(base.kind, base.value, base.type, base.error, edge_space=base.edge_space)
+            info = LineInfo(
+                base.kind,
+                base.value,
+                base.type,
+                base.error,
+                (),
+                base.edge_space,
+                base.role,
+                base.calls,
+            )
         else:
             data = utf8_of(key)  # a line stored as UTF-8 is decoded only when need be
             found = parse_utf8(data) if data is not None else None

@@ -73,6 +73,13 @@ class LineInfo:
     ``edge_space`` is the span of whitespace at the very start or end of the file that
     ``JSON.parse`` rejects (a BOM, U+00A0, U+2028...): pi 0.73 trimmed it off the whole file,
     pi 1.6 parses the line with it (see :func:`parse`).
+
+    ``role`` is the ``role`` of a ``message`` entry's message (None when the line is no
+    such entry, its message no object, or the role missing or null), and ``calls`` the
+    :func:`call_ids` of an assistant turn's content (empty for any other line): read once
+    here, where the value was just parsed, for the passes over every entry (links,
+    pairing), which would otherwise each look them up again through the objects of every
+    line.
     """
 
     kind: Kind
@@ -81,6 +88,8 @@ class LineInfo:
     error: ParseError | None = None
     issues: tuple[Issue, ...] = ()
     edge_space: tuple[int, int] | None = None
+    role: Any = None
+    calls: tuple[tuple[int, str], ...] = ()
 
     @property
     def parsed(self) -> bool:
@@ -136,6 +145,23 @@ def parse(text: str, first: bool = False, last: bool = False, data: bytes | None
     return _classified(value)
 
 
+def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
+    """``(block index, id)`` of each tool call among a message's ``content`` blocks.
+
+    The one reader of tool calls: a ``toolCall`` block with a string id. Only a string id
+    names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one.
+    """
+    if not isinstance(content, list):
+        return ()
+    return tuple(
+        (n, ident)
+        for n, block in enumerate(content)
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(ident := block.get("id"), str)
+    )
+
+
 def parse_utf8(data: bytes) -> LineInfo | None:
     """:func:`parse` of a line from ``data``, its UTF-8, alone (never the first or last
     non-blank line): for a line that starts with ``{`` (so is not blank) and that orjson
@@ -151,9 +177,15 @@ def parse_utf8(data: bytes) -> LineInfo | None:
 
 def _classified(value: Any) -> LineInfo:
     """The result of a line that parsed to ``value``."""
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        kind = _HEADER if value["type"] in HEADER_TYPES else _ENTRY
-        return LineInfo(kind, value, value["type"])
+    if isinstance(value, dict) and isinstance(kind := value.get("type"), str):
+        if kind == "message":
+            message = value.get("message")
+            if not isinstance(message, dict):
+                return LineInfo(_ENTRY, value, kind)
+            role = message.get("role")
+            calls = call_ids(message.get("content")) if role == "assistant" else ()
+            return LineInfo(_ENTRY, value, kind, role=role, calls=calls)
+        return LineInfo(_HEADER if kind in HEADER_TYPES else _ENTRY, value, kind)
     return LineInfo(Kind.OTHER, value)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import book, context, context_edits, pairing
 from .findings import Finding, Related, Severity
 from .lines import Kind
-from .sent import call_ids, entry_calls
+from .sent import entry_calls
 from .tree import Tree
 from .tree import extend as extend_tree
 
@@ -494,20 +494,17 @@ def _index_tools(
     answered: set[str] = set()
     infos = a.infos
     for line in lines:
-        obj = infos[line].value
+        info = infos[line]
         # a tool result answers a string toolCallId; call_ids reads an assistant turn's calls
-        message = obj.get("message")
-        if obj.get("type") != "message" or not isinstance(message, dict):
-            continue
-        role = message.get("role")
+        role = info.role
         if role == "assistant":
-            for block, ident in call_ids(message.get("content")):
+            for block, ident in info.calls:
                 if ident not in grown:
                     calls[ident] = list(calls.get(ident, ()))
                     grown.add(ident)
                 calls[ident].append((line, block))
         elif role == "toolResult":
-            ref = message.get("toolCallId")
+            ref = info.value["message"].get("toolCallId")
             if isinstance(ref, str):
                 if ref not in answered:
                     results[ref] = list(results.get(ref, ()))

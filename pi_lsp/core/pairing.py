@@ -303,7 +303,7 @@ def _owner(
     found: Owned
     line = tree.parent.get(result)
     while line is not None and line not in memo:
-        if message_of(a.infos[line].value).get("role") == "assistant":
+        if a.infos[line].role == "assistant":
             found = (line, None)
             break
         memo[line] = None  # until its answer is known: a cycle back to it finds none
@@ -319,8 +319,8 @@ def _owner(
         return None
     ids = held.get(found[0])
     if ids is None:
-        ids = held[found[0]] = frozenset(_call_ids(a.infos[found[0]].value))
-    ref = message_of(a.infos[result].value).get("toolCallId")
+        ids = held[found[0]] = frozenset(ident for _, ident in a.infos[found[0]].calls)
+    ref = a.infos[result].value["message"].get("toolCallId")  # a toolResult entry's
     return found if type(ref) is str and ref in ids else None  # only a string names a call
 
 
@@ -483,21 +483,20 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
     held: dict[int, frozenset[str]] = {}
     infos = a.infos
     for line in lines:
-        obj = infos[line].value  # an entry's value is an object (lines of the tree only)
-        etype = obj.get("type")
-        if etype == "compaction":
+        info = infos[line]  # an entry (lines of the tree only)
+        if info.type == "compaction":
             found = kept_range_fault(a, line)
             if found is not None:
                 out.append(Candidate(_kept_range_finding(a, line, *found), line))
             continue
-        message = message_of(obj)
-        if message.get("role") != "toolResult":
+        if info.role != "toolResult":
             continue
         owned = _owner(a, line, owners, held)
         if owned is None:
             continue
         owner, interloper = owned
-        stop = message_of(infos[owner].value).get("stopReason")
+        message = info.value["message"]
+        stop = infos[owner].value["message"].get("stopReason")  # an assistant turn's
         if stop in ("error", "aborted"):
             cause = Cause("dropped", owner, line, owner, message.get("toolCallId"))
             # on the resumed path the request itself decided (edits may omit such results)

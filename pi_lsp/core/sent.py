@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from .lines import call_ids
 from .migrate import js_truthy
 
 if TYPE_CHECKING:
@@ -83,29 +84,13 @@ def llm_role(message: Any) -> str | None:
     return _LLM_ROLES.get(role)
 
 
-def call_ids(content: Any) -> list[tuple[int, str]]:
-    """``(block index, id)`` of each tool call among a message's ``content`` blocks.
-
-    The one reader of tool calls: a ``toolCall`` block with a string id. Only a string id
-    names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one.
-    """
-    if not isinstance(content, list):
-        return []
-    out = []
-    for n, block in enumerate(content):
-        if isinstance(block, dict) and block.get("type") == "toolCall":
-            ident = block.get("id")
-            if isinstance(ident, str):
-                out.append((n, ident))
-    return out
-
-
-def entry_calls(obj: dict[str, Any]) -> list[tuple[int, str]]:
-    """:func:`call_ids` of an assistant message entry (empty for any other entry)."""
+def entry_calls(obj: dict[str, Any]) -> tuple[tuple[int, str], ...]:
+    """:func:`~pi_lsp.core.lines.call_ids` of an assistant message entry (empty for any
+    other entry; a line's :attr:`~pi_lsp.core.lines.LineInfo.calls` holds them)."""
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
-        return []
-    return call_ids(message.get("content")) if message.get("role") == "assistant" else []
+        return ()
+    return call_ids(message.get("content")) if message.get("role") == "assistant" else ()
 
 
 def request(ctx: SessionContext) -> Request:

@@ -14,10 +14,12 @@ import pi_lsp.core.analysis as analysis_module
 import pi_lsp.core.lines as lines_module
 from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
-from pi_lsp.core.lines import LineInfo
+from pi_lsp.core.lines import Kind, LineInfo
 from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
+from pi_lsp.core.pairing import message_of
+from pi_lsp.core.sent import entry_calls
 
-from .pi_sessions import doc, entry, header, js, user
+from .pi_sessions import assistant, doc, entry, header, js, result, user
 
 A, B = "a" * 8, "b" * 8
 
@@ -313,6 +315,36 @@ def test_slim_cuts_every_long_text_and_copies_nothing_else(value: dict[str, Any]
     for k, v in value.items():
         if isinstance(v, dict | list) and _long_texts(v, k, k in analysis_module._FREE_KEYS) == 0:
             assert slim[k] is v
+
+
+def test_each_line_carries_the_role_and_calls_its_value_holds() -> None:
+    # read once at parse time for the link passes: they must be what the value says, also
+    # for a parse reused under another header version
+    turn = json.loads(assistant("c" * 8, B, calls=("t1", "t2")))
+    turn["message"]["content"].insert(1, {"type": "toolCall", "id": 7})
+    lines = [
+        header(3),
+        user(A, None),
+        user(B, A, "😀"),
+        js(turn),
+        result("d" * 8, "c" * 8, "t1"),
+        js({**json.loads(user("e" * 8, "d" * 8)), "message": ["user"]}),
+        js({**json.loads(user("f" * 8, "e" * 8)), "message": {"content": "no role"}}),
+        js({**turn, "type": "custom"}),  # holds a message, but is no message entry
+        js({"message": turn["message"]}),  # no type: not an entry
+        "{not json",
+    ]
+    first = analyze(doc(*lines))
+    again = analyze(doc(header(2), *lines[1:]), previous=first)
+    for a in (first, again):
+        facts = [(i.role, i.calls) for i in a.infos]
+        expected = [
+            (message_of(i.obj).get("role") if i.kind is Kind.ENTRY else None, entry_calls(i.obj))
+            for i in a.infos
+        ]
+        assert facts == expected
+    assert first.infos[3].calls == ((2, "t1"), (3, "t2"))
+    assert [i.role for i in first.infos[1:5]] == ["user", "user", "assistant", "toolResult"]
 
 
 def _utf8_lines() -> list[str]:

@@ -11,11 +11,11 @@ import pytest
 from pi_lsp.cli import main
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import ContextMessage, SessionContext, session_context
+from pi_lsp.core.lines import call_ids
 from pi_lsp.core.sent import (
     NOT_SENT,
     Request,
     Sent,
-    call_ids,
     entry_calls,
     llm_role,
     pairing_faults,
@@ -393,13 +393,13 @@ def test_tool_calls_are_blocks_of_type_toolCall_with_a_string_id_at_their_index(
         {"type": "toolUse", "id": "t2"},
         {"type": "toolCall", "id": ""},
     ]
-    assert call_ids(content) == [(1, "t1"), (6, "")]
-    assert call_ids({"type": "toolCall", "id": "t1"}) == [] and call_ids(None) == []
+    assert call_ids(content) == ((1, "t1"), (6, ""))
+    assert call_ids({"type": "toolCall", "id": "t1"}) == () and call_ids(None) == ()
     turn = {"type": "message", "message": {"role": "assistant", "content": content}}
-    assert entry_calls(turn) == [(1, "t1"), (6, "")]
+    assert entry_calls(turn) == ((1, "t1"), (6, ""))
     for other in (
         {**turn, "type": "custom_message"},
         {"type": "message", "message": {"role": "user", "content": content}},
         {"type": "message", "message": [content]},
     ):
-        assert entry_calls(other) == []
+        assert entry_calls(other) == ()
