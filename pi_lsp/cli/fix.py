@@ -15,7 +15,6 @@ with 1 when there is something to repair, 0 when not, 2 on an I/O error.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -118,6 +117,8 @@ def _report(path: Path, result: Repaired, verb: str) -> None:
 
 def _diff(path: Path, before: str, after: str) -> list[str]:
     """A unified diff of the repair (``patch -p0`` applies it), every line terminated."""
+    import difflib  # only for --diff: not part of a plain check's start-up
+
     lines = difflib.unified_diff(_lines(before), _lines(after), str(path), str(path))
     return [
         line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"

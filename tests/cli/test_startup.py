@@ -19,6 +19,8 @@ from tests.core.pi_sessions import assistant, doc, header, result, user
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_ONLY = ("pygls", "lsprotocol", "cattrs", "asyncio", "jsonschema")
 """Packages a check of a clean file must not import (jsonschema-rs is another package)."""
+SLOW_STDLIB = ("difflib",)
+"""Standard modules a check of a clean file has no use for (difflib serves ``--diff``)."""
 VIEWS = ("pi_lsp.core.describe", "pi_lsp.core.stats", "pi_lsp.core.refs", "pi_lsp.core.autofix")
 """Core modules that serve hovers, reports and repairs: a check has no use for them."""
 MARK = "--- modules ---"
@@ -80,6 +82,7 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
     assert "pi_lsp.core.analysis" in modules  # the listing is complete: the check ran
     assert "jsonschema_rs" in modules  # the entries were validated
     assert not top_level(modules) & set(SERVER_ONLY)
+    assert not modules & set(SLOW_STDLIB)
     assert not modules & set(VIEWS)
     assert not {m for m in modules if m.startswith(("pi_lsp.lsp.", "pi_lsp.cli."))} - {
         "pi_lsp.lsp.wire",
