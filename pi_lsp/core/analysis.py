@@ -56,7 +56,7 @@ from .findings import sort_key
 from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
-from .lines import Context, Kind, LineInfo, check, is_blank, parse, parse_utf8
+from .lines import Context, Kind, LineInfo, check, is_blank, parse, parse_stored
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import Lines, SplitText, Stored, identical_ends, split_lines, unpack, utf8_of
@@ -332,9 +332,8 @@ class _Lines:
                 base.calls,
             )
         else:
-            data = utf8_of(key)  # a line stored as UTF-8 is decoded only when need be
-            found = parse_utf8(data) if data is not None else None
-            info = found if found is not None else parse(unpack(key), data=data)
+            found = parse_stored(key)  # a line stored as UTF-8 is decoded only when need be
+            info = found if found is not None else parse(unpack(key), data=utf8_of(key))
         info.issues = check(key, info, ctx)
         if slim and info.value is not None:
             info.value = _slim(info.value)

@@ -162,14 +162,19 @@ def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
     )
 
 
-def parse_utf8(data: bytes) -> LineInfo | None:
-    """:func:`parse` of a line from ``data``, its UTF-8, alone (never the first or last
-    non-blank line): for a line that starts with ``{`` (so is not blank) and that orjson
-    reads (as :func:`parse_line` would); None for any other line (parse its text)."""
-    if data[:1] != b"{":
+def parse_stored(item: Stored) -> LineInfo | None:
+    """:func:`parse` of a line as :class:`~pi_lsp.core.text.Lines` stores it, never the
+    first or last non-blank line, with no call but orjson's: for a line that starts with
+    ``{`` (so is not blank), is ASCII text or UTF-8 without lone surrogates (so orjson reads
+    it as it is, as :func:`parse_line` would) and that orjson reads; None for any other
+    line (parse its text)."""
+    if item.__class__ is str:
+        if item[:1] != "{" or not item.isascii():
+            return None
+    elif item[:1] != b"{" or b"\xed" in item:
         return None
     try:
-        value = orjson.loads(data)
+        value = orjson.loads(item)
     except orjson.JSONDecodeError:
         return None
     return _classified(value)

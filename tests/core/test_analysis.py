@@ -83,13 +83,20 @@ def test_a_new_header_version_parses_again_only_the_edge_lines_and_huge_ones(
     lines = [header(3), user(A, None), huge, user("c" * 8, B), user("d" * 8, "c" * 8)]
     first = analyze(doc(*lines))
     parsed: list[str] = []
-    parse = lines_module.parse
+    parse, parse_stored = lines_module.parse, lines_module.parse_stored
 
     def counting(text: str, **kwargs: bool) -> LineInfo:
         parsed.append(text)
         return parse(text, **kwargs)
 
+    def counting_stored(item: str) -> LineInfo | None:
+        found = parse_stored(item)
+        if found is not None:  # else the line is parsed from its text
+            parsed.append(item)
+        return found
+
     monkeypatch.setattr(analysis_module, "parse", counting)
+    monkeypatch.setattr(analysis_module, "parse_stored", counting_stored)
     second = analyze(doc(header(2), *lines[1:]), previous=first)
     assert second.version == 2
     assert sorted(parsed) == sorted([header(2), header(2), huge, lines[-1]])
@@ -123,17 +130,22 @@ def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
     # one pass: the version comes from the header alone, so the entries are parsed and
     # checked line by line instead of all parsed first
     events: list[tuple[str, str]] = []
-    parse, check = lines_module.parse, lines_module.check
+    parse, parse_stored, check = lines_module.parse, lines_module.parse_stored, lines_module.check
 
     def parsing(text: str, **kwargs: bool) -> LineInfo:
         events.append(("parse", text))
         return parse(text, **kwargs)
+
+    def parsing_stored(item: str) -> LineInfo | None:
+        events.append(("parse", item))
+        return parse_stored(item)
 
     def checking(text: str, *args: Any) -> Any:
         events.append(("check", text))
         return check(text, *args)
 
     monkeypatch.setattr(analysis_module, "parse", parsing)
+    monkeypatch.setattr(analysis_module, "parse_stored", parsing_stored)
     monkeypatch.setattr(analysis_module, "check", checking)
     lines = [*[""] * blanks, header(2), user(A, None), user(B, A), user("c" * 8, B)]
     a = analyze(doc(*lines))
@@ -379,8 +391,10 @@ def test_a_line_stored_as_utf8_gets_the_results_of_its_text(
     assert all(isinstance(a.text.lines.raw(n), bytes) for n in range(len(a.infos) - 1))
     codes = {(f.span.line, f.code) for f in a.line_findings}
     assert {(3, "PI500"), (4, "PI200"), (5, "PI301"), (6, "PI001"), (8, "PI003"), (9, "PI003")} <= codes
-    # the same analysis with every line handled as text (decoded first)
+    # the same analysis with every line handled as text (decoded first, fully checked)
+    monkeypatch.setattr(analysis_module, "parse_stored", lambda item: None)
     monkeypatch.setattr(analysis_module, "utf8_of", lambda item: None)
+    monkeypatch.setattr(lines_module, "utf8_of", lambda item: None)
     b = analyze(text, options=options)
     assert a.findings == b.findings
     assert [(i.kind, i.value, i.issues) for i in a.infos] == [

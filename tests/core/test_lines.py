@@ -15,6 +15,7 @@ import pytest
 from pi_lsp.core import limits, lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.lines import Context, Kind
+from pi_lsp.core.text import pack, unpack
 
 from .pi_sessions import TS, assistant, entry, header, hook, js, user
 
@@ -515,3 +516,37 @@ def test_a_message_whose_role_is_no_string_is_judged_by_the_schema(role: Any) ->
     obj["message"]["role"] = role
     found = issues(js(obj))
     assert found and all(code == "PI200" for code, *_ in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        (user("a1", None), True),
+        (assistant("a2", "a1", calls=("c1",)), True),
+        (user("a1", None, "😀"), True),  # stored as UTF-8
+        (user("a1", None, "日本語"), True),  # stored as UTF-8 (shorter than the str)
+        (user("a1", None, "한국어"), False),  # 0xED leads Hangul too: maybe a surrogate
+        (user("a1", None, "é"), False),  # Latin-1: a str orjson would have to encode
+        (header(), True),
+        ('{"x":1}', True),  # an object without a type
+        (" " + user("a1", None), False),  # not at "{": maybe blank, parsed as text
+        ("[1]", False),
+        ("", False),
+        ('{"type":"message",', False),  # orjson refuses it: parse decides
+        ('{"a":"\\ud800"}', False),  # a lone surrogate escape: orjson refuses it
+        (user("a1", None, "😀\udc80"), False),  # an undecodable byte: stored with 0xED
+    ],
+)
+def test_parse_stored_is_parse_for_the_lines_it_takes(text: str, fast: bool) -> None:
+    item = pack(text)
+    found = lines.parse_stored(item)
+    assert (found is not None) == fast
+    if found is not None:
+        expected = lines.parse(unpack(item))
+        assert (found.kind, found.value, found.type, found.role, found.calls) == (
+            expected.kind,
+            expected.value,
+            expected.type,
+            expected.role,
+            expected.calls,
+        )
