@@ -151,15 +151,14 @@ def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
     The one reader of tool calls: a ``toolCall`` block with a string id. Only a string id
     names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one.
     """
-    if not isinstance(content, list):
-        return ()
-    return tuple(
-        (n, ident)
-        for n, block in enumerate(content)
-        if isinstance(block, dict)
-        and block.get("type") == "toolCall"
-        and isinstance(ident := block.get("id"), str)
-    )
+    calls: tuple[tuple[int, str], ...] = ()
+    if isinstance(content, list):
+        for n, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                ident = block.get("id")
+                if isinstance(ident, str):
+                    calls += ((n, ident),)
+    return calls
 
 
 def parse_stored(item: Stored) -> LineInfo | None:
@@ -189,7 +188,7 @@ def _classified(value: Any) -> LineInfo:
                 return LineInfo(_ENTRY, value, kind)
             role = message.get("role")
             calls = call_ids(message.get("content")) if role == "assistant" else ()
-            return LineInfo(_ENTRY, value, kind, role=role, calls=calls)
+            return LineInfo(_ENTRY, value, kind, None, (), None, role, calls)
         return LineInfo(_HEADER if kind in HEADER_TYPES else _ENTRY, value, kind)
     return LineInfo(Kind.OTHER, value)
 
