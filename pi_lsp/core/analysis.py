@@ -318,7 +318,7 @@ class _Lines:
         key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
         slim = len(key) >= SLIM_LINE
-        if base is None:
+        if base is None and other:
             base = _lookup(other, key, slim)
         if base is not None:
             info = LineInfo(
