@@ -22,7 +22,7 @@ from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 from .limits import MIB
-from .text import Stored, unpack, utf8_of
+from .text import Stored, has_surrogate, unpack, utf8_of
 
 if TYPE_CHECKING:
     from jsonschema_rs import Validator
@@ -170,7 +170,7 @@ def parse_stored(item: Stored) -> LineInfo | None:
     if item.__class__ is str:
         if item[:1] != "{" or not item.isascii():
             return None
-    elif item[:1] != b"{" or b"\xed" in item:
+    elif item[:1] != b"{" or has_surrogate(item):  # type: ignore[arg-type]
         return None
     try:
         value = orjson.loads(item)

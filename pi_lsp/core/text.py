@@ -63,11 +63,21 @@ def unpack(item: Stored) -> str:
     return item if isinstance(item, str) else item.decode("utf-8", "surrogatepass")
 
 
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+"""How the ``surrogatepass`` UTF-8 of a lone surrogate (U+D800-U+DFFF) starts; ``0xED``
+followed by ``0x80``-``0x9F`` is a character U+D000-U+D7FF (many Hangul syllables)."""
+
+
 def utf8_of(item: Stored) -> bytes | None:
-    """The UTF-8 of a stored line when it is stored as bytes holding no lone surrogate
-    (whose ``surrogatepass`` UTF-8 starts with ``0xED``), else None: such bytes are the
-    line's UTF-8 as ``str.encode`` gives it, with no need to decode or encode it again."""
-    return item if isinstance(item, bytes) and b"\xed" not in item else None
+    """The UTF-8 of a stored line when it is stored as bytes holding no lone surrogate,
+    else None: such bytes are the line's UTF-8 as ``str.encode`` gives it, with no need to
+    decode or encode it again."""
+    return item if isinstance(item, bytes) and not has_surrogate(item) else None
+
+
+def has_surrogate(data: bytes) -> bool:
+    """Whether ``data``, stored UTF-8 (``surrogatepass``), holds a lone surrogate."""
+    return b"\xed" in data and _SURROGATE.search(data) is not None
 
 
 def identical_ends(a: list[Any], b: list[Any]) -> tuple[int, int]:

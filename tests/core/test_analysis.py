@@ -378,7 +378,7 @@ def _utf8_lines() -> list[str]:
         " " + user("d" * 8, B, smile),  # leading space: decoded, parsed as text
         js({smile: 1}),  # an object with no type
         js([smile]),
-        user("g" * 8, "f" * 8, smile),
+        user("g" * 8, "f" * 8, smile + "한국어"),  # 0xED 0x95...: Hangul, no surrogate
     ]
 
 

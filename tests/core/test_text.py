@@ -9,7 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core.text import Lines, from_units, pack, split_lines, to_units, units, unpack
+from pi_lsp.core.text import (
+    Lines,
+    from_units,
+    has_surrogate,
+    pack,
+    split_lines,
+    to_units,
+    units,
+    unpack,
+    utf8_of,
+)
 
 # ----------------------------------------------------------------------------- split_lines
 
@@ -272,3 +282,13 @@ def test_same_ends_counts_the_very_objects_at_both_ends() -> None:
     assert again == Lines(texts)
     assert again.same_ends(Lines(texts)) == (0, 0)
     assert old.count_raw("a") == 1 and (old + old).count_raw("a") == 2
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0xA0, max_codepoint=0xE000)))
+def test_has_surrogate_finds_exactly_the_lone_surrogates(text: str) -> None:
+    # U+D000-U+D7FF (Hangul) share the lead byte 0xED with the surrogates U+D800-U+DFFF
+    data = text.encode("utf-8", "surrogatepass")
+    assert has_surrogate(data) == any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    assert (utf8_of(data) is not None) == (not has_surrogate(data))
+    assert not has_surrogate("한국어 해".encode())
+    assert has_surrogate("한\udc80".encode("utf-8", "surrogatepass"))
