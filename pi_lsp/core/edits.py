@@ -154,7 +154,9 @@ def apply_edits(source: str | SplitText, edits: Iterable[TextEdit]) -> str:
 def fresh_id(taken: set[str]) -> str:
     """A new 8-hex id not in ``taken`` (pi's ``generateId``); it is added to ``taken``."""
     for _ in range(100):
-        ident = uuid.uuid4().hex[:8]
+        # the first 8 hex digits of a random UUID, as pi slices them, without making the
+        # UUID (1.6 µs against 0.3: a v1 file's migration makes one per entry)
+        ident = os.urandom(4).hex()
         if ident not in taken:
             taken.add(ident)
             return ident

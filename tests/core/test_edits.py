@@ -331,25 +331,24 @@ def test_fresh_id_falls_back_to_a_uuid_after_100_collisions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     same = uuid.UUID("12345678-1234-4234-8234-123456789abc")
-    calls = 0
+    draws = 0
 
-    def fixed() -> uuid.UUID:
-        nonlocal calls
-        calls += 1
-        return same
+    def fixed(n: int) -> bytes:
+        nonlocal draws
+        draws += 1
+        return bytes.fromhex("12345678")[:n]
 
-    monkeypatch.setattr(E.uuid, "uuid4", fixed)
+    monkeypatch.setattr(E.os, "urandom", fixed)
+    monkeypatch.setattr(E.uuid, "uuid4", lambda: same)
     taken = {"12345678"}
     ident = E.fresh_id(taken)
-    assert ident == str(same) and calls == 101
+    assert ident == str(same) and draws == 100
     assert taken == {"12345678", str(same)}
 
 
 def test_fresh_id_retries_until_free(monkeypatch: pytest.MonkeyPatch) -> None:
-    values = iter(
-        [uuid.UUID(int=0), uuid.UUID(int=0), uuid.UUID("abcdef01-0000-4000-8000-000000000000")]
-    )
-    monkeypatch.setattr(E.uuid, "uuid4", lambda: next(values))
+    values = iter([bytes(4), bytes(4), bytes.fromhex("abcdef01")])
+    monkeypatch.setattr(E.os, "urandom", lambda n: next(values)[:n])
     taken = {"00000000"}
     assert E.fresh_id(taken) == "abcdef01" and taken == {"00000000", "abcdef01"}
 

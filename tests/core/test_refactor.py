@@ -274,8 +274,8 @@ def test_an_empty_label_is_written_and_clears() -> None:
 
 
 def test_new_ids_are_not_taken_by_any_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    values = iter([uuid.UUID(int=int(A, 16) << 96), uuid.UUID(int=int("12345678", 16) << 96)])
-    monkeypatch.setattr(edits_module.uuid, "uuid4", lambda: next(values))
+    values = iter([bytes.fromhex(A), bytes.fromhex("12345678")])
+    monkeypatch.setattr(edits_module.os, "urandom", lambda n: next(values)[:n])
     _, obj, _ = appended(BRANCHED, refactor.name(analyze(BRANCHED), "n", NOW))
     assert obj["id"] == "12345678"
 
