@@ -59,7 +59,7 @@ from .limits import MIB
 from .lines import Context, Kind, LineInfo, check, is_blank, parse, parse_stored
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .text import Lines, SplitText, Stored, identical_ends, split_lines, unpack, utf8_of
+from .text import Lines, SplitText, Stored, identical_ends, plain, split_lines, unpack, utf8_of
 from .tree import Tree, build_tree
 
 _TICK = MIB
@@ -320,21 +320,13 @@ class _Lines:
         slim = len(key) >= SLIM_LINE
         if base is None and other:
             base = _lookup(other, key, slim)
+        line = plain(key)  # a line stored as UTF-8 is decoded only when need be
         if base is not None:
-            info = LineInfo(
-                base.kind,
-                base.value,
-                base.type,
-                base.error,
-                (),
-                base.edge_space,
-                base.role,
-                base.calls,
-            )
+            info = base.unchecked()
         else:
-            found = parse_stored(key)  # a line stored as UTF-8 is decoded only when need be
-            info = found if found is not None else parse(unpack(key), data=utf8_of(key))
-        info.issues = check(key, info, ctx)
+            found = parse_stored(line)
+            info = found if found is not None else parse(unpack(line), data=utf8_of(line))
+        info.issues = check(line, info, ctx)
         if slim and info.value is not None:
             info.value = _slim(info.value)
         return info

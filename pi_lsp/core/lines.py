@@ -22,7 +22,7 @@ from .codes import CODES
 from .findings import Severity
 from .jsonl import JS_SPACE, ParseError, locate, parse_line
 from .limits import MIB
-from .text import Stored, has_surrogate, unpack, utf8_of
+from .text import Stored, unpack
 
 if TYPE_CHECKING:
     from jsonschema_rs import Validator
@@ -90,6 +90,12 @@ class LineInfo:
     edge_space: tuple[int, int] | None = None
     role: Any = None
     calls: tuple[tuple[int, str], ...] = ()
+
+    def unchecked(self) -> LineInfo:
+        """This parse without the issues of its checks, to be checked under another context."""
+        return LineInfo(
+            self.kind, self.value, self.type, self.error, (), self.edge_space, self.role, self.calls
+        )
 
     @property
     def parsed(self) -> bool:
@@ -162,15 +168,15 @@ def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
 
 
 def parse_stored(item: Stored) -> LineInfo | None:
-    """:func:`parse` of a line as :class:`~pi_lsp.core.text.Lines` stores it, never the
-    first or last non-blank line, with no call but orjson's: for a line that starts with
-    ``{`` (so is not blank), is ASCII text or UTF-8 without lone surrogates (so orjson reads
-    it as it is, as :func:`parse_line` would) and that orjson reads; None for any other
-    line (parse its text)."""
+    """:func:`parse` of a line given as :func:`~pi_lsp.core.text.plain` gives it (its
+    text, or its UTF-8 without lone surrogates), never the first or last
+    non-blank line, with no call but orjson's: for a line that starts with ``{`` (so is not
+    blank), is ASCII text or such UTF-8 (so orjson reads it as it is, as :func:`parse_line`
+    would) and that orjson reads; None for any other line (parse its text)."""
     if item.__class__ is str:
         if item[:1] != "{" or not item.isascii():
             return None
-    elif item[:1] != b"{" or has_surrogate(item):  # type: ignore[arg-type]
+    elif item[:1] != b"{":
         return None
     try:
         value = orjson.loads(item)
@@ -249,8 +255,8 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
 
 def check(item: Stored, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
     """Line-local findings for a parsed line under a format context. ``item`` is the line
-    as :class:`~pi_lsp.core.text.Lines` stores it: a line stored as UTF-8 is decoded only
-    when there may be something to report.
+    as :func:`~pi_lsp.core.text.plain` gives it: its UTF-8 (without lone surrogates) is
+    decoded only when there may be something to report.
 
     An entry of a known type is first tried on a fast path, inlined here (a call costs as
     much as several lookups): one schema validation (see :func:`schema.verdict_validator`)
@@ -273,7 +279,7 @@ def check(item: Stored, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
             and (  # else maybe PI500 (see limits.line_size) or PI001
                 len(item) * 4 < ctx.large_line and (item.isascii() or _no_surrogate(item))
                 if item.__class__ is str
-                else (data := utf8_of(item)) is not None and len(data) <= ctx.large_line
+                else len(item) <= ctx.large_line  # UTF-8: its bytes are what PI500 counts
             )
             and not ("firstKeptEntryIndex" in obj and obj["type"] == "compaction")  # PI302
             and role != "hookMessage"  # PI301

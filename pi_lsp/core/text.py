@@ -75,6 +75,12 @@ def utf8_of(item: Stored) -> bytes | None:
     return item if isinstance(item, bytes) and not has_surrogate(item) else None
 
 
+def plain(item: Stored) -> Stored:
+    """A stored line as orjson and the line checks read it: the stored item itself, but a
+    line stored as UTF-8 with a lone surrogate, which is decoded (see :func:`utf8_of`)."""
+    return item if isinstance(item, str) or not has_surrogate(item) else unpack(item)
+
+
 def has_surrogate(data: bytes) -> bool:
     """Whether ``data``, stored UTF-8 (``surrogatepass``), holds a lone surrogate."""
     return b"\xed" in data and _SURROGATE.search(data) is not None

@@ -393,8 +393,7 @@ def test_a_line_stored_as_utf8_gets_the_results_of_its_text(
     assert {(3, "PI500"), (4, "PI200"), (5, "PI301"), (6, "PI001"), (8, "PI003"), (9, "PI003")} <= codes
     # the same analysis with every line handled as text (decoded first, fully checked)
     monkeypatch.setattr(analysis_module, "parse_stored", lambda item: None)
-    monkeypatch.setattr(analysis_module, "utf8_of", lambda item: None)
-    monkeypatch.setattr(lines_module, "utf8_of", lambda item: None)
+    monkeypatch.setattr(analysis_module, "plain", analysis_module.unpack)
     b = analyze(text, options=options)
     assert a.findings == b.findings
     assert [(i.kind, i.value, i.issues) for i in a.infos] == [

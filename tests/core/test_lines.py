@@ -15,7 +15,7 @@ import pytest
 from pi_lsp.core import limits, lines
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.lines import Context, Kind
-from pi_lsp.core.text import pack, unpack
+from pi_lsp.core.text import pack, plain, unpack
 
 from .pi_sessions import TS, assistant, entry, header, hook, js, user
 
@@ -538,7 +538,8 @@ def test_a_message_whose_role_is_no_string_is_judged_by_the_schema(role: Any) ->
     ],
 )
 def test_parse_stored_is_parse_for_the_lines_it_takes(text: str, fast: bool) -> None:
-    item = pack(text)
+    stored = pack(text)
+    item = plain(stored)
     found = lines.parse_stored(item)
     assert (found is not None) == fast
     if found is not None:
