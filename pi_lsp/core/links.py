@@ -10,6 +10,7 @@ in the number of entries: ancestor questions use the tree's Euler-tour numbering
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -521,7 +522,10 @@ def _check_tools(
     results: dict[str, list[int]],
 ) -> None:
     """PI420 and PI422 on every tool result."""
+    tree = a.tree
     for ref, lines in results.items():
+        if len(lines) == 1 and _answered(tree, calls.get(ref, ()), lines[0]):
+            continue  # the common case: one result, its call above it (nothing to report)
         answered = [line for line in lines if _check_result(a, out, calls, ref, line)]
         _check_duplicate_results(a, out, ref, answered)
 
@@ -554,7 +558,7 @@ def _check_result(
     return False
 
 
-def _answered(tree: Tree, sites: list[tuple[int, int]], line: int) -> bool:
+def _answered(tree: Tree, sites: Sequence[tuple[int, int]], line: int) -> bool:
     """Whether one of the call ``sites`` is on the path of the result on ``line``."""
     return any(c != line and tree.is_ancestor(c, line) for c, _ in sites)
 
