@@ -243,7 +243,11 @@ def _check_parents(a: Analysis, out: list[Finding], lines: list[int], dangling: 
     """PI400, PI402 and PI403 on the entries on ``lines``; each ``parentId`` that names no
     entry goes into ``dangling``."""
     tree = a.tree
+    parent, cycle = tree.parent, tree.cycle
     for line in lines:
+        up = parent.get(line)
+        if up is not None and up < line and line not in cycle:
+            continue  # the common case: its parentId names an earlier entry, off any cycle
         obj = a.infos[line].value
         ref = obj.get("parentId")
         if not isinstance(ref, str):
