@@ -375,14 +375,14 @@ def _entries(
 ) -> list[tuple[int, Any]]:
     """:func:`entries_of` under the migration ``m``, the values of the lines in ``full``
     read in full (:meth:`Analysis.value`)."""
-    if m is not None:
-        values = migrate.migrated_values(a, m, full)
-    else:
+    if m is None:  # a line's type is its value's (so no value is looked into here)
         infos = a.infos
-        values = [
+        return [
             (line, a.value(line) if line in full else infos[line].value)
             for line in migrate.parsed_lines(a)
+            if infos[line].type != "session"
         ]
+    values = migrate.migrated_values(a, m, full)
     return [(line, v) for line, v in values if not (isinstance(v, dict) and v.get("type") == "session")]
 
 
