@@ -20,6 +20,7 @@ from .header import whole_number
 from .jsonl import locate
 from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
+from .memo import per_links
 from .model import Analysis
 from .text import SplitText
 
@@ -276,23 +277,32 @@ def _version_findings(a: Analysis, hl: int, header: dict[str, Any]) -> list[Find
             )
         )
     if a.version == 1:
-        infos = a.infos  # an entry's value is an object
-        with_ids = [i for i in a.tree.entries if "id" in (v := infos[i].value) or "parentId" in v]
-        if with_ids:
-            first = a.infos[with_ids[0]].obj
+        count, line = _keyed_entries(a)
+        if count:
+            first = a.infos[line].obj
             key, what = ("id", "an id") if "id" in first else ("parentId", "a parentId")
             out.append(
                 Finding(
                     "PI303",
                     Severity.WARNING,
                     version_span,
-                    f"header says v1 but {len(with_ids)} entries carry ids (half-migrated); pi "
+                    f"header says v1 but {count} entries carry ids (half-migrated); pi "
                     "will migrate again and replace every id and parent link",
-                    (Related(a.span_of(with_ids[0], (key,)), f"first entry with {what}"),),
-                    data={"entries": len(with_ids)},
+                    (Related(a.span_of(line, (key,)), f"first entry with {what}"),),
+                    data={"entries": count},
                 )
             )
     return out
+
+
+@per_links
+def _keyed_entries(a: Analysis) -> tuple[int, int]:
+    """How many entries carry an ``id`` or a ``parentId`` key, and the line of the first
+    (-1: none). Only the tree and the keys' presence (both link facts) decide it, so an
+    edit that keeps the links keeps it, without a pass over every entry's value."""
+    infos = a.infos  # an entry's value is an object
+    keyed = [i for i in a.tree.entries if "id" in (v := infos[i].value) or "parentId" in v]
+    return len(keyed), keyed[0] if keyed else -1
 
 
 _JS_SPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"

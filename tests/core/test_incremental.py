@@ -221,6 +221,30 @@ def test_pi401_first_on_line_follows_an_edit_that_moves_its_id() -> None:
     ]
 
 
+def test_pi303_follows_edits_that_keep_the_links_and_those_that_change_them() -> None:
+    text = (DATA / "broken" / "pi303-v1-header-with-ids.jsonl").read_bytes().decode()
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    (pi303,) = [f for f in doc.analysis.findings if f.code == "PI303"]
+    assert (pi303.data, pi303.related[0].span.line) == ({"entries": 2}, 1)
+    before = doc.analysis
+    doc.apply_change(Position(1, 1), Position(1, 1), "  ", "utf-16")  # {  "type":... on line 1
+    kept = check_same(doc, doc.source)
+    assert kept.link_views is before.link_views  # links kept, and the count kept with them
+    (moved,) = [f for f in kept.findings if f.code == "PI303"]
+    start = doc.lines[1].index('"1a2b3c4d"')  # the span of its id's value, two columns on
+    assert (moved.related[0].span.start, moved.related[0].span.end) == (start, start + 10)
+    line, col = _position(doc, '"id":"2b3c4d5e",')
+    doc.apply_change(Position(line, col), Position(line, col + len('"id":"2b3c4d5e",')), "", "utf-16")
+    (fewer,) = [f for f in check_same(doc, doc.source).findings if f.code == "PI303"]
+    assert fewer.data == {"entries": 2}  # line 2 still has its parentId
+    line, col = _position(doc, '"parentId":"1a2b3c4d",')
+    doc.apply_change(
+        Position(line, col), Position(line, col + len('"parentId":"1a2b3c4d",')), "", "utf-16"
+    )
+    (one,) = [f for f in check_same(doc, doc.source).findings if f.code == "PI303"]
+    assert one.data == {"entries": 1}
+
+
 def _position(doc: Document, needle: str, skip: int = 0) -> tuple[int, int]:
     for n, line in enumerate(doc.lines):
         if needle in line:
