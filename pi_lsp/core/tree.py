@@ -100,14 +100,21 @@ def build(entries: list[int], id_of: dict[int, str], parent_ref: dict[int, int |
     return _build(entries, id_of, dict(parent_ref))
 
 
-def _build(entries: list[int], id_of: dict[int, str], parent: dict[int, int | None]) -> Tree:
-    """:func:`build`, taking ``parent`` as it is (the caller gives it up)."""
-    tree = Tree(entries=entries, id_of=id_of, parent=parent)
-    ids = tree.ids
-    for line in entries:
-        ident = id_of.get(line)
-        if ident is not None:
-            ids[ident] = line
+def _build(
+    entries: list[int],
+    id_of: dict[int, str],
+    parent: dict[int, int | None],
+    ids: dict[str, int] | None = None,
+) -> Tree:
+    """:func:`build`, taking ``parent`` and ``ids`` (each id's last line, worked out from
+    ``id_of`` when not given) as they are (the caller gives them up)."""
+    if ids is None:
+        ids = {}
+        for line in entries:
+            ident = id_of.get(line)
+            if ident is not None:
+                ids[ident] = line
+    tree = Tree(entries=entries, ids=ids, id_of=id_of, parent=parent)
     roots, children = tree.roots, tree.children
     for line in entries:
         p = parent.get(line)
@@ -294,4 +301,4 @@ def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
         refs.append(obj.get("parentId"))
     for line, ref in zip(entries, refs, strict=True):
         parent[line] = ids.get(ref) if type(ref) is str else None
-    return _build(entries, id_of, parent)
+    return _build(entries, id_of, parent, ids)
