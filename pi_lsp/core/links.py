@@ -159,8 +159,10 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
     """
     tree = a.tree
     last = tree.entries[-1] if tree.entries else None
-    infos = a.infos
+    infos, id_of, parent = a.infos, tree.id_of, tree.parent
     for n, line in enumerate(tree.entries):
+        if line in id_of and parent[line] is not None:  # a string id, a parent it names
+            continue
         obj = infos[line].value  # an entry's value is an object (here and below)
         if "id" in obj and "parentId" in obj:  # nearly every entry
             continue
@@ -222,6 +224,8 @@ def _first_lines(a: Analysis) -> dict[str, int]:
 def _check_ids(a: Analysis, out: list[Finding]) -> None:
     """PI401: an id that an earlier entry already has."""
     tree = a.tree
+    if len(tree.ids) == len(tree.id_of):  # as many ids as entries with one: none repeats
+        return
     first = _first_lines(a)
     for line, ident in tree.id_of.items():
         if first[ident] != line:
