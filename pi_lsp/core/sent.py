@@ -76,7 +76,7 @@ _LLM_ROLES = {
 
 def llm_role(message: Any) -> str | None:
     """The role ``convertToLlm`` gives ``message``; None when it drops it."""
-    role = _get(message, "role")
+    role = message.get("role") if isinstance(message, dict) else None
     if not isinstance(role, str):
         return None
     if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
@@ -125,7 +125,8 @@ def request(ctx: SessionContext) -> Request:
             if message.get("stopReason") in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            calls = tuple(ident for _, ident in call_ids(message.get("content")))
+            found = call_ids(message.get("content"))
+            calls = tuple([ident for _, ident in found]) if found else ()
             if calls:
                 pending, answered = calls, set()
             sent.append(Sent("assistant", m.line, calls))
