@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
-from .text import Lines, SplitText, split_lines
+from .text import Lines, SplitText, Stored, pack, split_lines
 
 
 def decode(data: bytes | memoryview) -> str:
@@ -48,17 +48,28 @@ def read_lines(path: Path) -> SplitText:
     data = read_bytes(path)
     if b"\r" in data:
         return split_lines(decode(data))
-    view = memoryview(data)
 
-    def texts() -> Iterator[str]:
+    def items() -> Iterator[Stored]:
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
-            yield decode(view[start:end])
+            yield _stored(data[start:end])
             start = end + 1
-        yield decode(view[start:])
+        yield _stored(data[start:])
 
-    lines = Lines(texts())
+    lines = Lines.from_raw(items())
     return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+
+
+def _stored(line: bytes) -> Stored:
+    """A line of a file as :class:`~pi_lsp.core.text.Lines` stores it (see :func:`pack`):
+    a line that is valid UTF-8 and stored as UTF-8 keeps the bytes read, never encoded
+    again from its text (the UTF-8 of an emoji-wide ``str`` costs as much as its decoding)."""
+    if line.isascii():
+        return str(line, "ascii")
+    try:
+        return pack(str(line, "utf-8"), line)
+    except UnicodeDecodeError:
+        return pack(decode(line))
 
 
 _SESSION_FILE = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")

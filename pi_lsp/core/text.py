@@ -30,7 +30,7 @@ _ASTRAL = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
 """The bytes that start the UTF-8 of a character above U+FFFF."""
 
 
-def pack(text: str) -> Stored:
+def pack(text: str, utf8: bytes | None = None) -> Stored:
     """``text`` as :class:`Lines` stores it: its UTF-8 bytes when they take less memory
     than the ``str``, else the ``str``.
 
@@ -39,11 +39,12 @@ def pack(text: str) -> Stored:
     is never longer; at 2 it is kept when shorter. The choice depends on the text alone
     (not on ``sys.getsizeof``, which counts a UTF-8 copy a ``str`` may cache), so two lines
     are equal exactly when their stored items are. Lone surrogates survive
-    (``surrogatepass``).
+    (``surrogatepass``). ``utf8`` is the text's UTF-8 when the caller has it (the bytes it
+    was strictly decoded from): then it is kept as it is, not made again.
     """
     if text.isascii() or _latin1(text):
         return text
-    data = text.encode("utf-8", "surrogatepass")
+    data = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
     if len(data) < 2 * len(text) or any(lead in data for lead in _ASTRAL):
         return data
     return text

@@ -441,9 +441,37 @@ def test_read_lines_equals_splitting_the_decoded_file(tmp_path: Path) -> None:
         b'{"a":"\xe2\x80\xa8"}\n{"b":1}\n',  # raw U+2028 is not a line break
         b"bad \xe2 byte\nnext\n",  # undecodable bytes survive as lone surrogates
         b"\xef\xbb\xbfbom\r\ncrlf\rcr\n",
+        "emoji 😀\nCJK 漢字かな\nLatin-1 é\nHangul 한국어\n".encode(),  # bytes, str, str, str
+        b"an encoded surrogate \xed\xa0\x80 and \xf0\x9f\x98\x80\n",  # not strict UTF-8
         *(p.read_bytes() for p in BASES),
     ]
     for n, data in enumerate(samples):
         path = tmp_path / f"{n}.jsonl"
         path.write_bytes(data)
         assert read_lines(path) == split_lines(read_text(path))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.one_of(
+            st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=30),
+            st.binary(max_size=12).filter(lambda b: b"\r" not in b and b"\n" not in b),
+        ),
+        max_size=6,
+    )
+)
+def test_read_lines_stores_each_line_as_its_decoded_text_would_be(
+    tmp_path: Path, pieces: list[str | bytes]
+) -> None:
+    """Lines read from bytes (kept as they are where stored as UTF-8) are the very items
+    that splitting the decoded text stores: texts of every width, invalid UTF-8 too."""
+    data = b"\n".join(p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p for p in pieces)
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(data)
+    read = read_lines(path)
+    split = split_lines(read_text(path))
+    assert list(read.lines.iter_raw()) == list(split.lines.iter_raw())
+    assert [type(item) for item in read.lines.iter_raw()] == [
+        type(item) for item in split.lines.iter_raw()
+    ]
