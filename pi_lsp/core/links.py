@@ -161,7 +161,7 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
     last = tree.entries[-1] if tree.entries else None
     infos, id_of, parent = a.infos, tree.id_of, tree.parent
     for n, line in enumerate(tree.entries):
-        if line in id_of and parent[line] is not None:  # a string id, a parent it names
+        if line in id_of and parent.get(line) is not None:  # a string id, a parent it names
             continue
         obj = infos[line].value  # an entry's value is an object (here and below)
         if "id" in obj and "parentId" in obj:  # nearly every entry
