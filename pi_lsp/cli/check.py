@@ -120,7 +120,7 @@ class FileReport:
 def check_file(path: str, settings: Settings) -> FileReport:
     """Analyse one file from disk; never raises for a bad file."""
     try:
-        analysis = analyze_file(path, Options(large_line=settings.large_line))
+        analysis = analyze_file(path, Options(large_line=settings.large_line), reuse=False)
     except OSError as exc:
         return FileReport(path, None, [], cannot_read(path, exc))
     return _report(path, analysis, settings)
@@ -134,7 +134,9 @@ def _report(shown: str, analysis: Analysis, settings: Settings) -> FileReport:
 
 def _check_stdin(name: str | None, settings: Settings) -> FileReport:
     text = split_lines(decode(sys.stdin.buffer.read()))
-    analysis = analyze(text, path=name, options=Options(large_line=settings.large_line))
+    analysis = analyze(
+        text, path=name, options=Options(large_line=settings.large_line), reuse=False
+    )
     return _report(name or STDIN, analysis, settings)
 
 

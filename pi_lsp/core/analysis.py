@@ -184,11 +184,13 @@ class _Lines:
         sources: list[tuple[Context | None, dict[Stored, LineInfo]]],
         cancelled: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
+        reuse: bool = True,
     ) -> None:
         self.lines = lines
         self.sources = sources
         self.cancelled = cancelled
         self.progress = progress
+        self.reuse = reuse
         # pi trims the file's text: the first non-blank line is parsed without leading
         # whitespace (a BOM), and never shares cached results with other lines
         self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
@@ -238,6 +240,9 @@ class _Lines:
         cache: dict[Stored, LineInfo] = {}
         infos: list[LineInfo] = []
         total = len(self.lines)
+        # a one-shot analysis keeps no line of SLIM_LINE or more by text: hashing its text
+        # costs more than parsing it again where it repeats (rarely)
+        one_shot = not self.reuse
         budget = _TICK
         first, last = self.first, self.last
         for i, key in enumerate(itertools.islice(self.lines.iter_raw(), start, None), start):
@@ -245,17 +250,21 @@ class _Lines:
                 edge = parsed[i] if parsed else self.edge(i, key)
                 infos.append(self._check(key, ctx, [], edge))
                 continue
-            info = cache.get(key)
-            if info is None:
-                for d in same:
-                    info = d.get(key)
-                    if info is not None:
-                        break
+            if one_shot and len(key) >= SLIM_LINE:
+                infos.append(self._check(key, ctx, other, parsed[i] if parsed else None))
+                budget -= len(key)
+            else:
+                info = cache.get(key)
                 if info is None:
-                    info = self._check(key, ctx, other, parsed[i] if parsed else None)
-                    budget -= len(key)
-                cache[key] = info
-            infos.append(info)
+                    for d in same:
+                        info = d.get(key)
+                        if info is not None:
+                            break
+                    if info is None:
+                        info = self._check(key, ctx, other, parsed[i] if parsed else None)
+                        budget -= len(key)
+                    cache[key] = info
+                infos.append(info)
             if budget <= 0:
                 budget = _TICK
                 self._tick(i + 1, total, ctx, cache)
@@ -387,27 +396,34 @@ def analyze(
     *,
     cancelled: Callable[[], bool] | None = None,
     partial: Cancelled | None = None,
+    reuse: bool = True,
 ) -> Analysis:
     """Analyse a whole document; reuse ``previous``'s results where text is unchanged.
 
     ``progress(done, total)`` (in lines) is called about every MiB of newly analysed
     text; ``cancelled()`` is polled as often and stops the analysis with :class:`Cancelled`.
     ``partial`` is such an exception from an earlier, superseded run: its finished lines
-    are reused too.
+    are reused too. ``reuse=False`` says no later analysis will reuse this one (a one-shot
+    check): its ``cache`` then leaves out the lines of :data:`SLIM_LINE` or more.
     """
     with gc_paused():
-        return _analyze(source, path, options, previous, progress, cancelled, partial)
+        return _analyze(source, path, options, previous, progress, cancelled, partial, reuse)
 
 
 def analyze_file(
-    path: str, options: Options | None = None, previous: Analysis | None = None
+    path: str,
+    options: Options | None = None,
+    previous: Analysis | None = None,
+    *,
+    reuse: bool = True,
 ) -> Analysis:
-    """Read ``path`` line by line and analyse it (from ``previous``'s end when it only grew).
+    """Read ``path`` line by line and analyse it (from ``previous``'s end when it only grew;
+    ``reuse`` as :func:`analyze` takes it).
 
     The text is never held as one ``str`` (up to 4 bytes a character). Raises OSError when
     the file cannot be read.
     """
-    return analyze(read_lines(Path(path)), path, options, previous)
+    return analyze(read_lines(Path(path)), path, options, previous, reuse=reuse)
 
 
 def _analyze(
@@ -418,6 +434,7 @@ def _analyze(
     progress: Callable[[int, int], None] | None,
     cancelled: Callable[[], bool] | None,
     partial: Cancelled | None,
+    reuse: bool,
 ) -> Analysis:
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
@@ -427,7 +444,7 @@ def _analyze(
         sources.append((partial.context, partial.partial))
     if previous is not None:
         sources.append((previous.context, previous.cache))
-    run = _Lines(lines, sources, cancelled, progress)
+    run = _Lines(lines, sources, cancelled, progress, reuse)
     fmt, version, header_line, parsed = _context(run, lines)
     ctx = Context(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
