@@ -164,7 +164,7 @@ def _check_unlinked(a: Analysis, out: list[Finding]) -> None:
         if line in id_of and parent.get(line) is not None:  # a string id, a parent it names
             continue
         obj = infos[line].value  # an entry's value is an object (here and below)
-        if "id" in obj and "parentId" in obj:  # nearly every entry
+        if "id" in obj and "parentId" in obj:  # a root (null parentId), an id that is no string
             continue
         missing = [k for k in ("id", "parentId") if k not in obj]
         says: list[str] = []

@@ -312,13 +312,7 @@ def _owner(
     else:
         found = memo.get(line) if line is not None else None
     for line in reversed(walked):
-        info = a.infos[line]  # most are tool results, which pi never sends as user messages
-        if (
-            found is not None
-            and found[1] is None
-            and info.role != "toolResult"
-            and sends_as_user(info.value)
-        ):
+        if found is not None and found[1] is None and sends_as_user(a.infos[line].value):
             found = (found[0], line)
         memo[line] = found
     if found is None:

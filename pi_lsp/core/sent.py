@@ -76,7 +76,7 @@ _LLM_ROLES = {
 
 def llm_role(message: Any) -> str | None:
     """The role ``convertToLlm`` gives ``message``; None when it drops it."""
-    role = message.get("role") if isinstance(message, dict) else None
+    role = _get(message, "role")
     if not isinstance(role, str):
         return None
     if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
