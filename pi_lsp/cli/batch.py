@@ -77,7 +77,7 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
     """
     progress = Progress(len(paths), sys.stderr)
     workers = jobs or os.cpu_count() or 1
-    if len(paths) < PARALLEL_FROM or workers == 1:
+    if in_process(len(paths), jobs):
         results = []
         for path in paths:
             results.append(work(path))
@@ -94,6 +94,11 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
             progress.step()
     progress.done()
     return [done[p] for p in paths]
+
+
+def in_process(count: int, jobs: int = 0) -> bool:
+    """Whether :func:`run_all` works on ``count`` files in this process (else in a pool)."""
+    return count < PARALLEL_FROM or (jobs or os.cpu_count() or 1) == 1
 
 
 class Progress:

@@ -12,6 +12,7 @@ checked and reported).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import sys
 from collections import Counter
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from pi_lsp.core import helper
 from pi_lsp.core.analysis import analyze, analyze_file, gc_paused
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.config_file import ConfigError, layered_settings
@@ -31,7 +33,7 @@ from pi_lsp.core.text import split_lines
 from pi_lsp.lsp import wire
 
 from . import fix, sarif
-from .batch import add_file_arguments, named_or_default, run_all
+from .batch import add_file_arguments, in_process, named_or_default, run_all
 from .paths import STDIN, Targets, resolve
 from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
 
@@ -117,10 +119,15 @@ class FileReport:
     uri: str = ""
 
 
-def check_file(path: str, settings: Settings) -> FileReport:
-    """Analyse one file from disk; never raises for a bad file."""
+def check_file(path: str, settings: Settings, helped: bool = False) -> FileReport:
+    """Analyse one file from disk; never raises for a bad file. ``helped``: a large file's
+    lines may be checked on another core (:mod:`pi_lsp.core.helper`)."""
+    options = Options(large_line=settings.large_line)
+    aide = helper.start(path, options) if helped else None
     try:
-        analysis = analyze_file(path, Options(large_line=settings.large_line), reuse=False)
+        with aide or contextlib.nullcontext():
+            checks_from = aide.issues if aide is not None else None
+            analysis = analyze_file(path, options, reuse=False, checks_from=checks_from)
     except OSError as exc:
         return FileReport(path, None, [], cannot_read(path, exc))
     return _report(path, analysis, settings)
@@ -294,7 +301,9 @@ def _check_all(
         else:
             groups.setdefault(id(settings), (settings, []))[1].append(path)
     for settings, paths in groups.values():
-        reports = run_all(functools.partial(check_file, settings=settings), paths, jobs)
+        helped = jobs != 1 and in_process(len(paths), jobs)  # a pool already uses the cores
+        each = functools.partial(check_file, settings=settings, helped=helped)
+        reports = run_all(each, paths, jobs)
         results.update(zip(paths, reports, strict=True))
     return [results[path] for path, _ in work]
 

@@ -56,7 +56,7 @@ from .findings import sort_key
 from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
-from .lines import Context, Kind, LineInfo, check, is_blank, parse, parse_stored
+from .lines import Context, Issue, Kind, LineInfo, check, is_blank, parse, parse_stored
 from .migrate import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import Lines, SplitText, Stored, identical_ends, plain, split_lines, unpack, utf8_of
@@ -73,6 +73,11 @@ whole text."""
 
 _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
+
+LineChecks = Callable[[Context, int], "dict[int, tuple[Issue, ...]] | None"]
+"""Where a one-shot analysis takes its line checks from (:func:`analyze`'s ``checks_from``):
+called with the context and the number of lines, it gives the issues of every line that
+has any, as :func:`line_issues` finds them, or None when it has none to give."""
 
 
 def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
@@ -185,12 +190,14 @@ class _Lines:
         cancelled: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
         reuse: bool = True,
+        checks: bool = True,
     ) -> None:
         self.lines = lines
         self.sources = sources
         self.cancelled = cancelled
         self.progress = progress
         self.reuse = reuse
+        self.checks = checks  # false: lines are parsed only, their issues come from elsewhere
         # pi trims the file's text: the first non-blank line is parsed without leading
         # whitespace (a BOM), and never shares cached results with other lines
         self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
@@ -322,9 +329,8 @@ class _Lines:
         if self.cancelled is not None and self.cancelled():
             raise Cancelled(ctx, cache)
 
-    @staticmethod
     def _check(
-        key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
+        self, key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
         slim = len(key) >= SLIM_LINE
         if base is None and other:
@@ -335,7 +341,8 @@ class _Lines:
         else:
             found = parse_stored(line)
             info = found if found is not None else parse(unpack(line), data=utf8_of(line))
-        info.issues = check(line, info, ctx)
+        if self.checks:
+            info.issues = check(line, info, ctx)
         if slim and info.value is not None:
             info.value = _slim(info.value)
         return info
@@ -397,6 +404,7 @@ def analyze(
     cancelled: Callable[[], bool] | None = None,
     partial: Cancelled | None = None,
     reuse: bool = True,
+    checks_from: LineChecks | None = None,
 ) -> Analysis:
     """Analyse a whole document; reuse ``previous``'s results where text is unchanged.
 
@@ -405,9 +413,18 @@ def analyze(
     ``partial`` is such an exception from an earlier, superseded run: its finished lines
     are reused too. ``reuse=False`` says no later analysis will reuse this one (a one-shot
     check): its ``cache`` then leaves out the lines of :data:`SLIM_LINE` or more.
+
+    ``checks_from`` (with no ``previous`` nor ``partial``) says the line checks run
+    elsewhere (:mod:`pi_lsp.core.helper`): the lines are only parsed, and their issues are
+    asked of it once the links are checked; when it gives none, the analysis runs again
+    with its own checks.
     """
+    if checks_from is not None and (previous is not None or partial is not None):
+        checks_from = None
     with gc_paused():
-        return _analyze(source, path, options, previous, progress, cancelled, partial, reuse)
+        return _analyze(
+            source, path, options, previous, progress, cancelled, partial, reuse, checks_from
+        )
 
 
 def analyze_file(
@@ -416,14 +433,33 @@ def analyze_file(
     previous: Analysis | None = None,
     *,
     reuse: bool = True,
+    checks_from: LineChecks | None = None,
 ) -> Analysis:
     """Read ``path`` line by line and analyse it (from ``previous``'s end when it only grew;
-    ``reuse`` as :func:`analyze` takes it).
+    ``reuse`` and ``checks_from`` as :func:`analyze` takes them).
 
     The text is never held as one ``str`` (up to 4 bytes a character). Raises OSError when
     the file cannot be read.
     """
-    return analyze(read_lines(Path(path)), path, options, previous, reuse=reuse)
+    return analyze(
+        read_lines(Path(path)), path, options, previous, reuse=reuse, checks_from=checks_from
+    )
+
+
+def line_issues(split: SplitText, options: Options) -> tuple[Context, dict[int, tuple[Issue, ...]]]:
+    """The context of a one-shot analysis of ``split`` and the issues of each of its lines
+    that has any, exactly as that analysis checks them; one parsed value is held at a time
+    (see :mod:`pi_lsp.core.helper`)."""
+    lines = split.lines
+    run = _Lines(lines, [], None, None, reuse=False)
+    fmt, version, _, parsed = _context(run, lines)
+    ctx = Context(fmt, version, options.large_line)
+    found: dict[int, tuple[Issue, ...]] = {}
+    for i, key in enumerate(lines.iter_raw()):
+        issues = run._check(key, ctx, [], parsed[i] if parsed else run.edge(i, key)).issues
+        if issues:
+            found[i] = issues
+    return ctx, found
 
 
 def _analyze(
@@ -435,6 +471,7 @@ def _analyze(
     cancelled: Callable[[], bool] | None,
     partial: Cancelled | None,
     reuse: bool,
+    checks_from: LineChecks | None,
 ) -> Analysis:
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
@@ -444,7 +481,7 @@ def _analyze(
         sources.append((partial.context, partial.partial))
     if previous is not None:
         sources.append((previous.context, previous.cache))
-    run = _Lines(lines, sources, cancelled, progress, reuse)
+    run = _Lines(lines, sources, cancelled, progress, reuse, checks=checks_from is None)
     fmt, version, header_line, parsed = _context(run, lines)
     ctx = Context(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
@@ -484,6 +521,12 @@ def _analyze(
             analysis.link_findings, analysis.link_state = [], None
         else:
             analysis.link_findings, analysis.link_state = links.check(analysis)
+    if checks_from is not None:
+        found = checks_from(ctx, len(lines))
+        if found is None:
+            return _analyze(split, path, options, None, progress, cancelled, None, reuse, None)
+        for line, issues in found.items():
+            infos[line].issues = issues
     lone_leaf = _lone_leaf(analysis.tree, version)
     if start is None:
         analysis.line_findings = line_findings(split, infos, header_line, version, lone_leaf)

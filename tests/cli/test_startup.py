@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.core import helper
 from tests.core.pi_sessions import assistant, doc, header, result, user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +146,24 @@ def test_the_command_exits_without_tearing_down_and_loses_no_output(tmp_path: Pa
     assert done.returncode == 1
     report = json.loads(done.stdout)
     assert {d["code"] for f in report["files"] for d in f["diagnostics"]} == {"PI001", "PI400"}
+
+
+@pytest.mark.skipif(not helper.usable(), reason="no second core or no os.fork here")
+def test_a_large_file_is_validated_by_a_helper_with_the_same_report(tmp_path: Path) -> None:
+    """A file of ``HELPER_FROM`` bytes or more has its lines checked by a forked helper:
+    the command itself never imports jsonschema-rs, yet reports what one process does."""
+    lines = [header(), user("u0", None)]
+    for n in range(1, helper.HELPER_FROM // 300 + 2):
+        lines.append(assistant(f"a{n}", f"u{n - 1}", text="done " * 20))
+        lines.append(user(f"u{n}", f"a{n}", text="next " * 20))
+    lines[7] = json.dumps({"type": "message", "id": "a3", "parentId": "u2", "message": {"role": 5}})
+    path = tmp_path / "large.jsonl"
+    path.write_text(doc(*lines), encoding="utf-8")
+    assert path.stat().st_size >= helper.HELPER_FROM
+    helped, modules = imported("check", "--format", "json", path)
+    alone, alone_modules = imported("check", "-j", "1", "--format", "json", path)
+    assert "jsonschema_rs" not in modules and "jsonschema_rs" in alone_modules
+    assert helped.returncode == alone.returncode == 1
+    assert helped.stdout == alone.stdout
+    codes = {d["code"] for f in json.loads(helped.stdout)["files"] for d in f["diagnostics"]}
+    assert "PI200" in codes

@@ -1,0 +1,159 @@
+"""The line checks of a one-shot analysis of a file, on a second core: a forked helper.
+
+``pi-lsp check`` of a file of :data:`HELPER_FROM` bytes or more, on a machine that gives
+the process two cores or more, starts a :class:`Helper` before it reads the file. The
+helper process reads the file itself (so none of the parent's heap is shared, nor copied
+when touched), finds its format context as the analysis does and runs the line checks
+(:func:`~pi_lsp.core.analysis.line_issues`: parse, schema validation, line-local checks,
+one parsed value held at a time). It sends back through a pipe only the issues of the
+lines that have any. Meanwhile the analysis (given :meth:`Helper.issues` as
+``checks_from``) parses the same lines without checking them, builds the tree and checks
+the links, and then takes the helper's issues for its line findings. The parent never
+imports jsonschema-rs nor compiles a validator.
+
+The two processes read the same bytes only when the file did not change in between: the
+helper's issues are taken only when the file's identity (device, inode, size, modification
+time) before the fork, after the helper's read and after the analysis's read are the same,
+and the helper found the same context and number of lines. Otherwise, or when the helper
+failed, the analysis checks the lines itself (it runs again): the result is always what an
+analysis without a helper finds.
+
+Only for a regular file (a pipe cannot be read twice) and where ``os.fork`` exists; never
+in the language server, whose threads a fork would not carry over.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import stat
+from pathlib import Path
+from types import TracebackType
+from typing import Any, NoReturn
+
+from .analysis import line_issues
+from .files import read_lines
+from .lines import Context, Issue
+from .model import Options
+
+HELPER_FROM = 256 * 1024
+"""Files smaller than this are checked in one process: the fork and the helper's own
+first validation cost about what the checks of a smaller file do."""
+
+_Identity = tuple[int, int, int, int]
+
+
+def usable() -> bool:
+    """Whether a helper can run here: ``os.fork`` exists and this process may run on two
+    cores or more."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        cores = os.cpu_count() or 1
+    return cores >= 2
+
+
+def _identity(path: str) -> _Identity | None:
+    """What tells a regular file's contents apart over time; None for any other file."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+class Helper:
+    """A forked process checking the lines of ``path`` (:func:`start` makes one)."""
+
+    def __init__(self, path: str, options: Options, before: _Identity) -> None:
+        self._path = path
+        self._before = before
+        self._answer: Any = None
+        source, sink = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the helper: never returns
+            os.close(source)
+            _serve(path, options, sink)
+        os.close(sink)
+        self._source: int | None = source
+
+    def issues(self, ctx: Context, count: int) -> dict[int, tuple[Issue, ...]] | None:
+        """The helper's issues by line, when it checked what the analysis read (``ctx``,
+        ``count`` lines, the same file); else None (a ``checks_from`` for the analysis)."""
+        answer = self._receive()
+        if answer is None:
+            return None
+        their_ctx, their_count, their_identity, found = answer
+        if (
+            their_ctx != ctx
+            or their_count != count
+            or not self._before == their_identity == _identity(self._path)
+        ):
+            return None
+        return found  # type: ignore[no-any-return]  # as _serve pickled it
+
+    def _receive(self) -> Any:
+        """The helper's answer (waiting for it), or None when it failed."""
+        if self._source is not None:
+            with os.fdopen(self._source, "rb") as source:
+                self._source = None
+                data = source.read()
+            os.waitpid(self._pid, 0)
+            try:
+                self._answer = pickle.loads(data)
+            except Exception:  # a helper that died while writing: nothing to take
+                self._answer = None
+        return self._answer
+
+    def __enter__(self) -> Helper:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        """Stop a helper whose answer was never asked for (the analysis failed)."""
+        if self._source is not None:
+            os.close(self._source)
+            self._source = None
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+
+
+def start(path: str, options: Options) -> Helper | None:
+    """A helper checking the lines of ``path``, or None where one would not pay or cannot
+    run (see the module's docstring)."""
+    before = _identity(path)
+    if before is None or before[2] < HELPER_FROM or not usable():
+        return None
+    try:
+        return Helper(path, options, before)
+    except OSError:  # no process or pipe to be had: check in one process
+        return None
+
+
+def _serve(path: str, options: Options, sink: int) -> NoReturn:
+    """The helper's whole life: check the lines of ``path`` and write the answer to ``sink``."""
+    code = 0
+    try:
+        gc.disable()  # a short-lived process of acyclic values (see analysis.gc_paused)
+        split = read_lines(Path(path))
+        ctx, found = line_issues(split, options)
+        answer: Any = (ctx, len(split.lines), _identity(path), found)
+    except BaseException:  # a file that cannot be read, an interrupt: the parent checks
+        answer, code = None, 1
+    try:
+        with os.fdopen(sink, "wb") as out:
+            pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)  # no exit handlers, no flush of the parent's buffered output
