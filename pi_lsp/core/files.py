@@ -22,9 +22,14 @@ def decode(data: bytes | memoryview) -> str:
 
 def read_bytes(path: Path) -> bytes:
     """A regular file's bytes; anything else (a FIFO, a device) is refused, never blocked on."""
+    _refuse_irregular(path)
+    return path.read_bytes()
+
+
+def _refuse_irregular(path: Path) -> None:
+    """Raise OSError (EINVAL) for anything but a regular file, before it is opened."""
     if not stat.S_ISREG(path.stat().st_mode):
         raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return path.read_bytes()
 
 
 def read_text(path: Path) -> str:
@@ -37,26 +42,40 @@ def cannot_read(path: str | PurePath, exc: OSError) -> str:
     return f"{path}: cannot read: {exc.strerror or exc}"
 
 
+_CHUNK = 256 << 10
+"""Bytes :func:`read_lines` reads at a time."""
+
+
 def read_lines(path: Path) -> SplitText:
     """A file's lines, decoded one by one (never the whole text as one ``str``).
 
-    Same result as ``split_lines(read_text(path))``. Peak memory is the bytes plus the
-    lines (held compactly, :class:`~pi_lsp.core.text.Lines`), not also one ``str`` of the
-    whole text (which CPython stores at up to 4 bytes per character once a single emoji
-    appears in it).
+    Same result as ``split_lines(read_text(path))``. The file is read :data:`_CHUNK` bytes
+    at a time, so peak memory is the lines (held compactly,
+    :class:`~pi_lsp.core.text.Lines`) and one chunk: not the whole file's bytes too, nor one
+    ``str`` of the whole text (which CPython stores at up to 4 bytes per character once a
+    single emoji appears in it). A file with a carriage return (pi writes none) is read
+    whole and split as text.
     """
-    data = read_bytes(path)
-    if b"\r" in data:
-        return split_lines(decode(data))
-
-    def items() -> Iterator[Stored]:
-        start = 0
-        while (end := data.find(b"\n", start)) >= 0:
-            yield _stored(data[start:end])
-            start = end + 1
-        yield _stored(data[start:])
-
-    lines = Lines.from_raw(items())
+    _refuse_irregular(path)
+    items: list[Stored] = []
+    head: list[bytes] = []  # the start of a line that runs past the chunks read so far
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            if b"\r" in chunk:
+                file.seek(0)
+                return split_lines(decode(file.read()))
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                if head:
+                    head.append(chunk[start:end])
+                    items.append(_stored(b"".join(head)))
+                    head.clear()
+                else:
+                    items.append(_stored(chunk[start:end]))
+                start = end + 1
+            head.append(chunk[start:])
+    items.append(_stored(b"".join(head)))
+    lines = Lines.from_raw(items)
     return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
 
 

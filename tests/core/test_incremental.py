@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pi_lsp.core.files as files_module
 from pi_lsp.core import refs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
@@ -433,7 +434,13 @@ def test_the_last_analysis_answers_while_the_same_text_is_reanalysed() -> None:
     check_same(doc, text)
 
 
-def test_read_lines_equals_splitting_the_decoded_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [1, 2, 5, files_module._CHUNK])
+def test_read_lines_equals_splitting_the_decoded_file(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the size of the chunks it reads: lines that run over several chunks, a
+    chunk that ends at a line feed, a carriage return in a later chunk."""
+    monkeypatch.setattr(files_module, "_CHUNK", chunk)
     samples = [
         b"",
         b"\n",
@@ -443,6 +450,7 @@ def test_read_lines_equals_splitting_the_decoded_file(tmp_path: Path) -> None:
         b"\xef\xbb\xbfbom\r\ncrlf\rcr\n",
         "emoji 😀\nCJK 漢字かな\nLatin-1 é\nHangul 한국어\n".encode(),  # bytes, str, str, str
         b"an encoded surrogate \xed\xa0\x80 and \xf0\x9f\x98\x80\n",  # not strict UTF-8
+        b"a\nbc\n\nlonger line\nd\r\ne\n",  # the carriage return comes late
         *(p.read_bytes() for p in BASES),
     ]
     for n, data in enumerate(samples):
@@ -459,17 +467,24 @@ def test_read_lines_equals_splitting_the_decoded_file(tmp_path: Path) -> None:
             st.binary(max_size=12).filter(lambda b: b"\r" not in b and b"\n" not in b),
         ),
         max_size=6,
-    )
+    ),
+    st.integers(1, 40),
 )
 def test_read_lines_stores_each_line_as_its_decoded_text_would_be(
-    tmp_path: Path, pieces: list[str | bytes]
+    tmp_path: Path, pieces: list[str | bytes], chunk: int
 ) -> None:
     """Lines read from bytes (kept as they are where stored as UTF-8) are the very items
-    that splitting the decoded text stores: texts of every width, invalid UTF-8 too."""
+    that splitting the decoded text stores: texts of every width, invalid UTF-8 too, read
+    in chunks of any size (a character's bytes may be cut between two)."""
     data = b"\n".join(p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p for p in pieces)
     path = tmp_path / "lines.jsonl"
     path.write_bytes(data)
-    read = read_lines(path)
+    whole = files_module._CHUNK
+    files_module._CHUNK = chunk
+    try:
+        read = read_lines(path)
+    finally:
+        files_module._CHUNK = whole
     split = split_lines(read_text(path))
     assert list(read.lines.iter_raw()) == list(split.lines.iter_raw())
     assert [type(item) for item in read.lines.iter_raw()] == [
