@@ -38,9 +38,12 @@ from .files import read_lines
 from .lines import Context, Issue
 from .model import Options
 
-HELPER_FROM = 256 * 1024
-"""Files smaller than this are checked in one process: the fork and the helper's own
-first validation cost about what the checks of a smaller file do."""
+HELPER_FROM = 1 << 20
+"""Files smaller than this are checked in one process. The helper starts late (it forks,
+then imports jsonschema-rs and compiles its validators, about 11 ms); the analysis of a
+smaller file ends about as soon and then waits for it. Measured by ``pi-lsp check`` of the
+start of a pi-written session of many small lines, alone and helped (best of 9): 300 KB
+73 → 80 ms, 700 KB 84 → 83 ms, 1.2 MB 100 → 88 ms."""
 
 _Identity = tuple[int, int, int, int]
 
