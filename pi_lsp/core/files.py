@@ -7,6 +7,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from .text import Lines, SplitText, Stored, pack, split_lines
@@ -18,6 +19,28 @@ def decode(data: bytes | memoryview) -> str:
         return str(data, "utf-8")
     except UnicodeDecodeError:
         return str(data, "utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What tells one version of a file from the next: the file itself (device and inode,
+    so a file replaced by another is another), its size and modification time."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+def stamp(path: str | PurePath) -> Stamp | None:
+    """The file's stamp; None when it is gone or no regular file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def read_bytes(path: Path) -> bytes:

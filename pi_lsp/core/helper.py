@@ -12,8 +12,9 @@ the links, and then takes the helper's issues for its line findings. The parent 
 imports jsonschema-rs nor compiles a validator.
 
 The two processes read the same bytes only when the file did not change in between: the
-helper's issues are taken only when the file's identity (device, inode, size, modification
-time) before the fork, after the helper's read and after the analysis's read are the same,
+helper's issues are taken only when the file's :class:`~pi_lsp.core.files.Stamp` (device,
+inode, size, modification time) before the fork, after the helper's read and after the
+analysis's read are the same,
 and the helper found the same context and number of lines. Otherwise, or when the helper
 failed, the analysis checks the lines itself (it runs again): the result is always what an
 analysis without a helper finds.
@@ -28,13 +29,12 @@ import gc
 import os
 import pickle
 import signal
-import stat
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
 from .analysis import line_issues
-from .files import read_lines
+from .files import Stamp, read_lines, stamp
 from .lines import Context, Issue
 from .model import Options
 
@@ -44,8 +44,6 @@ then imports jsonschema-rs and compiles its validators, about 11 ms); the analys
 smaller file ends about as soon and then waits for it. Measured by ``pi-lsp check`` of the
 start of a pi-written session of many small lines, alone and helped (best of 9): 300 KB
 73 → 80 ms, 700 KB 84 → 83 ms, 1.2 MB 100 → 88 ms."""
-
-_Identity = tuple[int, int, int, int]
 
 
 def usable() -> bool:
@@ -60,21 +58,10 @@ def usable() -> bool:
     return cores >= 2
 
 
-def _identity(path: str) -> _Identity | None:
-    """What tells a regular file's contents apart over time; None for any other file."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
-
-
 class Helper:
     """A forked process checking the lines of ``path`` (:func:`start` makes one)."""
 
-    def __init__(self, path: str, options: Options, before: _Identity) -> None:
+    def __init__(self, path: str, options: Options, before: Stamp) -> None:
         self._path = path
         self._before = before
         self._answer: Any = None
@@ -92,11 +79,11 @@ class Helper:
         answer = self._receive()
         if answer is None:
             return None
-        their_ctx, their_count, their_identity, found = answer
+        their_ctx, their_count, their_stamp, found = answer
         if (
             their_ctx != ctx
             or their_count != count
-            or not self._before == their_identity == _identity(self._path)
+            or not self._before == their_stamp == stamp(self._path)
         ):
             return None
         return found  # type: ignore[no-any-return]  # as _serve pickled it
@@ -134,8 +121,8 @@ class Helper:
 def start(path: str, options: Options) -> Helper | None:
     """A helper checking the lines of ``path``, or None where one would not pay or cannot
     run (see the module's docstring)."""
-    before = _identity(path)
-    if before is None or before[2] < HELPER_FROM or not usable():
+    before = stamp(path)
+    if before is None or before.size < HELPER_FROM or not usable():
         return None
     try:
         return Helper(path, options, before)
@@ -150,7 +137,7 @@ def _serve(path: str, options: Options, sink: int) -> NoReturn:
         gc.disable()  # a short-lived process of acyclic values (see analysis.gc_paused)
         split = read_lines(Path(path))
         ctx, found = line_issues(split, options)
-        answer: Any = (ctx, len(split.lines), _identity(path), found)
+        answer: Any = (ctx, len(split.lines), stamp(path), found)
     except BaseException:  # a file that cannot be read, an interrupt: the parent checks
         answer, code = None, 1
     try:

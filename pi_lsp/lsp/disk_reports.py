@@ -10,27 +10,17 @@ pool, which import this module and the core only.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import Any
 
 from pi_lsp.core.analysis import analyze_file
-from pi_lsp.core.files import cannot_read, session_id_in_name
+from pi_lsp.core.files import Stamp, cannot_read, session_id_in_name, stamp
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding
 
 from . import wire
-
-
-@dataclass(frozen=True, slots=True)
-class Stamp:
-    """What tells one version of a file from the next: its size and modification time."""
-
-    size: int
-    mtime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +31,6 @@ class Report:
     stamp: Stamp | None
     items: list[dict[str, Any]]
     error: str | None = None
-
-
-def stamp(path: str) -> Stamp | None:
-    """The file's stamp; None when it is gone or no regular file."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return Stamp(st.st_size, st.st_mtime_ns)
 
 
 HEAD = 64 * 1024

@@ -28,9 +28,9 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from pi_lsp.core.document import Snapshot
+from pi_lsp.core.files import Stamp
 
 from . import diagnostics, proto, requests, watched_files
-from .disk_reports import Stamp
 from .server import PiLanguageServer
 from .wire import path_uri
 from .workspace_reports import FileState, WorkspaceReports, result_id

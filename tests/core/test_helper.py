@@ -3,6 +3,7 @@ findings as one process, taken only when the helper read what the analysis read.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,13 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 SMALL = Options(large_line=300)
+
+
+@pytest.fixture
+def anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper for a file of any size, on any machine with ``os.fork``."""
+    monkeypatch.setattr(helper, "HELPER_FROM", 0)
+    monkeypatch.setattr(helper, "usable", lambda: True)
 
 
 def _troubled() -> dict[str, str]:
@@ -82,11 +90,10 @@ def test_every_kind_of_line_issue_is_among_them(tmp_path: Path) -> None:
     assert {"PI001", "PI200", "PI301", "PI500", "PI004"} <= codes
 
 
+@pytest.mark.usefixtures("anywhere")
 def test_an_analysis_helped_by_a_helper_finds_what_one_process_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(helper, "HELPER_FROM", 0)
-    monkeypatch.setattr(helper, "usable", lambda: True)
     answers: list[Any] = []
     real = helper.Helper.issues
 
@@ -103,11 +110,8 @@ def test_an_analysis_helped_by_a_helper_finds_what_one_process_finds(
         _same(helped, analyze_file(str(path), SMALL, reuse=False))
 
 
-def test_a_file_changed_after_the_helper_read_it_is_checked_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(helper, "HELPER_FROM", 0)
-    monkeypatch.setattr(helper, "usable", lambda: True)
+@pytest.mark.usefixtures("anywhere")
+def test_a_file_changed_after_the_helper_read_it_is_checked_in_process(tmp_path: Path) -> None:
     path = _write(tmp_path, "edited", doc(header(), user("a1", None), "{broken", "{fine"))
     aide = helper.start(str(path), SMALL)
     assert aide is not None
@@ -122,12 +126,10 @@ def test_a_file_changed_after_the_helper_read_it_is_checked_in_process(
     assert [f.span.line for f in alone.findings if f.code == "PI001"] == [3]
 
 
+@pytest.mark.usefixtures("anywhere")
 def test_a_helper_that_fails_leaves_the_checks_to_the_analysis(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(helper, "HELPER_FROM", 0)
-    monkeypatch.setattr(helper, "usable", lambda: True)
-
     def fails(*_: Any) -> Any:
         raise MemoryError
 
@@ -139,25 +141,19 @@ def test_a_helper_that_fails_leaves_the_checks_to_the_analysis(
     _same(helped, analyze_file(str(path), SMALL, reuse=False))
 
 
-def test_a_context_or_line_count_the_analysis_did_not_find_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(helper, "HELPER_FROM", 0)
-    monkeypatch.setattr(helper, "usable", lambda: True)
+@pytest.mark.usefixtures("anywhere")
+def test_a_context_or_line_count_the_analysis_did_not_find_is_refused(tmp_path: Path) -> None:
     path = _write(tmp_path, "t", _troubled()["line issues"])
     alone = analyze_file(str(path), SMALL, reuse=False)
     with helper.start(str(path), SMALL) as aide:  # type: ignore[union-attr]
         assert aide.issues(alone.context, len(alone.lines)) is not None
         assert aide.issues(alone.context, len(alone.lines) + 1) is None
-        other = Options(large_line=SMALL.large_line + 1)
-        assert aide.issues(type(alone.context)("pi", 3, other.large_line), len(alone.lines)) is None
+        other = dataclasses.replace(alone.context, large_line=SMALL.large_line + 1)
+        assert aide.issues(other, len(alone.lines)) is None
 
 
-def test_a_helper_whose_answer_is_never_asked_for_is_stopped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(helper, "HELPER_FROM", 0)
-    monkeypatch.setattr(helper, "usable", lambda: True)
+@pytest.mark.usefixtures("anywhere")
+def test_a_helper_whose_answer_is_never_asked_for_is_stopped(tmp_path: Path) -> None:
     path = _write(tmp_path, "t", _troubled()["line issues"])
     with helper.start(str(path), SMALL) as aide:  # type: ignore[union-attr]
         pid = aide._pid
