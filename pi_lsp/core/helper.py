@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
-import signal
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
@@ -91,6 +89,8 @@ class Helper:
     def _receive(self) -> Any:
         """The helper's answer (waiting for it), or None when it failed."""
         if self._source is not None:
+            import pickle  # here and in _serve: a check of small files imports none of it
+
             with os.fdopen(self._source, "rb") as source:
                 self._source = None
                 data = source.read()
@@ -112,6 +112,8 @@ class Helper:
     ) -> None:
         """Stop a helper whose answer was never asked for (the analysis failed)."""
         if self._source is not None:
+            import signal
+
             os.close(self._source)
             self._source = None
             os.kill(self._pid, signal.SIGKILL)
@@ -132,6 +134,8 @@ def start(path: str, options: Options) -> Helper | None:
 
 def _serve(path: str, options: Options, sink: int) -> NoReturn:
     """The helper's whole life: check the lines of ``path`` and write the answer to ``sink``."""
+    import pickle
+
     code = 0
     try:
         gc.disable()  # a short-lived process of acyclic values (see analysis.gc_paused)
