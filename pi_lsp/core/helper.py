@@ -14,10 +14,12 @@ imports jsonschema-rs nor compiles a validator.
 The two processes read the same bytes only when the file did not change in between: the
 helper's issues are taken only when the file's :class:`~pi_lsp.core.files.Stamp` (device,
 inode, size, modification time) before the fork, after the helper's read and after the
-analysis's read are the same,
-and the helper found the same context and number of lines. Otherwise, or when the helper
-failed, the analysis checks the lines itself (it runs again): the result is always what an
-analysis without a helper finds.
+analysis's read are the same, and the helper found the same context and number of lines.
+Otherwise, or when the helper failed, the analysis checks the lines itself (it runs
+again): the result is always what an analysis without a helper finds.
+
+On more cores it is still one helper: the analysis's own part (parse, tree, links) is the
+longer one, and more helpers would not shorten it.
 
 Only for a regular file (a pipe cannot be read twice) and where ``os.fork`` exists; never
 in the language server, whose threads a fork would not carry over.
