@@ -16,7 +16,9 @@ helper's issues are taken only when the file's :class:`~pi_lsp.core.files.Stamp`
 inode, size, modification time) before the fork, after the helper's read and after the
 analysis's read are the same, and the helper found the same context and number of lines.
 Otherwise, or when the helper failed, the analysis checks the lines itself (it runs
-again): the result is always what an analysis without a helper finds.
+again): the result is what an analysis without a helper finds. (On a file system whose
+modification times are coarse, FAT's 2 s say, a rewrite of the file to the same size
+within one tick, between the two reads, would go unseen.)
 
 On more cores it is still one helper: the analysis's own part (parse, tree, links) takes
 as long as the helper's or longer (gen-100mb: the helper is done 190 ms before the
