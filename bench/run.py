@@ -621,6 +621,11 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 
+def best_time(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> float:
+    """Best wall time of ``repeat`` runs of ``cmd``."""
+    return min(run_process(cmd, env) for _ in range(repeat))
+
+
 def run_process(cmd: list[str], env: dict[str, str] | None = None) -> float:
     """Wall time of one process run to completion."""
     t = time.perf_counter()
@@ -657,7 +662,7 @@ def peak_rss(cmd: list[str], env: dict[str, str] | None = None) -> int | None:
 
 def best_process(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Best wall time of ``repeat`` runs of ``cmd``, and the peak RSS of one more."""
-    return {"time": min(run_process(cmd, env) for _ in range(repeat)), "rss": peak_rss(cmd, env)}
+    return {"time": best_time(cmd, repeat, env), "rss": peak_rss(cmd, env)}
 
 
 def find_modules() -> Path | None:
@@ -704,10 +709,10 @@ def startup(modules: Path | None, repeat: int) -> dict[str, Any]:
     path = OUT / "startup.jsonl"
     path.write_text(STARTUP_SESSION, encoding="utf-8")
     check = [sys.executable, "-m", "pi_lsp", "check", "--format", "json", str(path)]
-    out: dict[str, Any] = {"check": best_process(check, repeat)["time"], "node": NA}
+    out: dict[str, Any] = {"check": best_time(check, repeat), "node": NA}
     if modules is not None:
         env = dict(os.environ, PI_LSP_PI_MODULES=str(modules))
-        out["node"] = best_process(["node", str(PI_LOAD), str(path)], repeat, env)["time"]
+        out["node"] = best_time(["node", str(PI_LOAD), str(path)], repeat, env)
     return out
 
 
@@ -730,8 +735,8 @@ def measure(path: Path, repeat: int, modules: Path | None) -> dict[str, Any]:
     row["inproc"] = json.loads(inner.stdout)
     row["pi"] = pi_times(path, modules, repeat)
     check = [sys.executable, "-m", "pi_lsp", "check", "--format", "json", str(path)]
-    row["check"] = best_process(check, repeat)
-    row["check"]["rss"], row["check"]["helper_rss"] = check_rss(path)
+    own, helper = check_rss(path)
+    row["check"] = {"time": best_time(check, repeat), "rss": own, "helper_rss": helper}
     row["lsp"] = over_stdio(path, repeat)
     return row
 

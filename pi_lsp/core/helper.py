@@ -69,7 +69,12 @@ class Helper:
         self._before = before
         self._answer: Any = None
         source, sink = os.pipe()
-        self._pid = os.fork()
+        try:
+            self._pid = os.fork()
+        except OSError:  # no process to be had: no pipe left open either
+            os.close(source)
+            os.close(sink)
+            raise
         if self._pid == 0:  # the helper: never returns
             os.close(source)
             _serve(path, options, sink)
