@@ -44,7 +44,7 @@ from .server import PiLanguageServer
 SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the GIL while another waits for it (Python's default: 0.005).
 
-The event loop, the stdin reader and a request thread take turns with a running
+The event loop (which reads stdin) and a request thread take turns with a running
 analysis at every message; shorter turns answer a request during an analysis sooner."""
 
 FEATURES: tuple[ModuleType, ...] = (

@@ -225,8 +225,8 @@ class PiLanguageServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdin and stdout: pygls's loop over messages, with a reader that reads
-        each message in one call of a worker thread, its body so the decoder can free it
-        (:class:`~pi_lsp.lsp.transport.MessageReader`)."""
+        each message whole (on a pipe, in the event loop), its body so the decoder can free
+        it (:class:`~pi_lsp.lsp.transport.MessageReader`)."""
         stream = cast(io.BufferedIOBase, stdin or sys.stdin.buffer)
         reader = MessageReader(stream, self.thread_pool)
         self._stop_event = threading.Event()

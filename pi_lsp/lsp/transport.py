@@ -16,8 +16,9 @@ The handler (:mod:`pi_lsp.lsp.sync`) swaps the marker for the lines with
 surrogate escape) makes the whole message decode as any other. The body itself is freed
 once decoded: pygls's reader loop keeps the last body until the next message arrives
 (through a whole analysis), so the server reads stdin through :class:`MessageReader`,
-whose ``bytearray`` bodies the decoder empties; it also reads each message in one call
-of a worker thread, where pygls's reader makes one per header line and one for the body.
+whose ``bytearray`` bodies the decoder empties. On a pipe the event loop itself reads
+and frames the messages (pygls's reader makes a worker-thread call per header line and
+one for the body).
 
 A client that reloads a file pi appended to sends its whole new text as one change.
 :class:`FullTexts` (one per protocol) keeps, for each document, the length and a 128-bit
@@ -39,7 +40,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import re
+import stat
+import sys
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -340,15 +344,19 @@ def _string(body: Body, start: int, end: int) -> str:
 
 
 class MessageReader:
-    """pygls's reader of stdin: each message, header lines and body, read in one call of a
-    worker thread; the body into a ``bytearray``.
+    """pygls's reader of stdin: each message, header lines and body, read whole, the body
+    into a ``bytearray``.
 
-    pygls's own reader makes a worker-thread call per header line and another for the
-    body, each a round trip between the event loop and a thread (an edit's message took
-    0.85-0.94 ms to reach the decoder, now 0.49-0.63). Here the first header line's call
-    reads the whole message (the header lines as pygls's loop reads them: up to the
-    blank line after a ``Content-Length``), and the loop's further reads are answered
-    from memory.
+    On a pipe or a socket the event loop reads stdin itself (``loop.add_reader``): a
+    message is framed where its bytes arrive, with no trip through a thread. pygls's own
+    reader makes a worker-thread call per header line and another for the body, each a
+    round trip between the event loop and a thread (an edit's message took 0.85-0.94 ms
+    to reach the decoder; one call per message, 0.49-0.63). A body is read straight into
+    its ``bytearray``; once a message is framed the loop stops reading until pygls's loop
+    takes it, so a client that sends faster than the server handles waits in the pipe, as
+    with a blocking reader. Anything else (a file, a terminal, a stream with no
+    descriptor, an event loop that cannot watch one) is read blocking, one whole message
+    per call of a worker thread (:meth:`message`).
 
     pygls's loop keeps the last body referenced until the next message arrives, so a
     large didOpen's bytes would stay through the analysis it starts; the decoder empties a
@@ -360,12 +368,14 @@ class MessageReader:
         self._executor = executor
         self._lines: deque[bytes] = deque()
         self._body: bytearray | None = None
+        self._watched = _watchable(stdin)  # the descriptor the loop reads, if any
+        self._frames = _Frames()
+        self._woken: asyncio.Future[None] | None = None
 
     async def readline(self) -> bytes:
         """The next header line (empty at the end of the stream)."""
         if not self._lines:
-            loop = asyncio.get_running_loop()
-            lines, self._body = await loop.run_in_executor(self._executor, self.message)
+            lines, self._body = await self.next_message()
             self._lines.extend(lines)
         return self._lines.popleft() if self._lines else b""
 
@@ -374,6 +384,35 @@ class MessageReader:
         the end of the stream, and none after it: pygls's loop then stops)."""
         body, self._body = self._body, None
         return body if body is not None else bytearray()
+
+    async def next_message(self) -> tuple[list[bytes], bytearray | None]:
+        """The header lines of the next message and its body, as :meth:`message` gives
+        them; read by the event loop where it can watch stdin."""
+        loop = asyncio.get_running_loop()
+        frames, fd = self._frames, self._watched
+        while fd is not None and not frames.ready:
+            self._woken = loop.create_future()
+            try:
+                loop.add_reader(fd, self._on_readable, fd)
+            except (NotImplementedError, OSError, ValueError):
+                if frames.started():
+                    raise
+                self._watched = fd = None  # this loop cannot watch it: read blocking
+                break
+            try:
+                await self._woken
+            finally:
+                loop.remove_reader(fd)
+        if frames.ready:
+            return frames.ready.popleft()
+        return await loop.run_in_executor(self._executor, self.message)
+
+    def _on_readable(self, fd: int) -> None:
+        """On the loop, when ``fd`` has bytes: read what is there (never blocks), frame it,
+        and wake :meth:`next_message` once a message is whole or the stream ended."""
+        self._frames.feed(fd)
+        if self._frames.ready and self._woken is not None and not self._woken.done():
+            self._woken.set_result(None)
 
     def message(self) -> tuple[list[bytes], bytearray | None]:
         """Blocking: the header lines of the next message, with the blank line that ends
@@ -401,6 +440,93 @@ class MessageReader:
                 got += n
         del body[got:]
         return body
+
+
+def _watchable(stream: io.BufferedIOBase) -> int | None:
+    """The descriptor of ``stream`` when it is a pipe or a socket (on Windows, never),
+    else None. The reader must be the stream's only reader: it reads the descriptor."""
+    if sys.platform == "win32":
+        return None
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+
+class _Frames:
+    """Messages framed from bytes as they are read, header lines as pygls's loop reads
+    them (the rules of :meth:`MessageReader.message`)."""
+
+    READ = 1 << 16
+    """Bytes read at a time outside a body."""
+
+    def __init__(self) -> None:
+        self.ready: deque[tuple[list[bytes], bytearray | None]] = deque()
+        """Whole messages (header lines, body), and at the end of the stream what was read
+        of the last one (its body cut short, or None)."""
+        self._rest = bytearray()  # bytes read and not framed yet
+        self._lines: list[bytes] = []
+        self._length = 0
+        self._body: bytearray | None = None
+        self._got = 0
+
+    def started(self) -> bool:
+        """Whether anything was read yet."""
+        return bool(self.ready or self._rest or self._lines or self._body is not None)
+
+    def feed(self, fd: int) -> None:
+        """Read what ``fd`` holds (one read: it does not block on a readable descriptor)
+        and frame it."""
+        body = self._body
+        if body is not None:  # straight into the body
+            with memoryview(body) as view:
+                n = os.readv(fd, [view[self._got :]])
+            self._got += n
+        else:
+            data = os.read(fd, self.READ)
+            n = len(data)
+            self._rest += data
+        if n == 0:
+            self._end()
+        else:
+            self._frame()
+
+    def _frame(self) -> None:
+        rest = self._rest
+        while True:
+            body = self._body
+            if body is not None:
+                taken = min(len(rest), len(body) - self._got)
+                body[self._got : self._got + taken] = rest[:taken]
+                del rest[:taken]
+                self._got += taken
+                if self._got < len(body):
+                    return
+                self.ready.append((self._lines, body))
+                self._lines, self._length, self._body = [], 0, None
+                continue
+            end = rest.find(b"\n") + 1
+            if not end:
+                return
+            line = bytes(rest[:end])
+            del rest[:end]
+            self._lines.append(line)
+            if not self._length and (found := _CONTENT_LENGTH.fullmatch(line)):
+                self._length = int(found.group(1))
+            elif self._length and not line.strip():
+                self._body, self._got = bytearray(self._length), 0
+
+    def _end(self) -> None:
+        """The stream ended: what was read of the last message (a header line cut short
+        is kept as one, a body cut short is the bytes that came)."""
+        if self._body is not None:
+            del self._body[self._got :]
+        if self._rest:
+            self._lines.append(bytes(self._rest))
+        self.ready.append((self._lines, self._body))
+        self._lines, self._length, self._body, self._rest = [], 0, None, bytearray()
 
 
 class _Decoder:
