@@ -16,9 +16,8 @@ import contextlib
 import functools
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from pi_lsp.core import helper
 from pi_lsp.core.analysis import analyze, analyze_file, gc_paused
@@ -108,8 +107,7 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-@dataclass(frozen=True, slots=True)
-class FileReport:
+class FileReport(NamedTuple):
     """The result of checking one file: diagnostics as LSP dicts, or an I/O error."""
 
     path: str

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .findings import Finding, Related, Severity
 
@@ -35,8 +34,7 @@ ANY = "*"
 """In a :class:`LinkField` path: every index of an array."""
 
 
-@dataclass(frozen=True, slots=True)
-class LinkField:
+class LinkField(NamedTuple):
     """A field of a book entry whose value names an entry or a tool call.
 
     ``path`` is a JSON path inside the entry, where :data:`ANY` stands for every index of
@@ -72,8 +70,7 @@ TOOL_USE_ID = LinkField(
 """Where tool calls are defined: the ``id`` of a ``tool_use`` block of an assistant_message."""
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """One link value inside an entry: its concrete ``path``, the id it holds, its field."""
 
     path: JsonPath

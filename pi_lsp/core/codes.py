@@ -7,13 +7,12 @@ the others declared for it (``also``: codes graded by what pi does in each case)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .findings import Severity
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(NamedTuple):
     """A diagnostic code's title, default severity and the other severities it may take."""
 
     code: str

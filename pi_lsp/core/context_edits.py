@@ -12,8 +12,7 @@ edit itself, what the edit does, or why it does nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .lines import Kind
 from .migrate import js_truthy
@@ -28,8 +27,7 @@ EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom", "hookMe
 """Message roles whose content a non-null replacement changes (``hookMessage`` migrates to ``custom``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class EditEffect:
+class EditEffect(NamedTuple):
     """What the edit on ``line`` does: ``action`` on the ``target`` line, or why nothing.
 
     ``compaction`` is the line of the newest compaction on the edit's path when its kept

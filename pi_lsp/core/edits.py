@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .files import decode, read_bytes
 from .jsonl import locate, member_keys
@@ -195,8 +195,7 @@ class FileChanged(RuntimeError):
     """The file on disk is not the one that was read (size, mtime or content differ)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """What a file looked like when it was read: size, modification time and content hash."""
 
     size: int

@@ -7,8 +7,8 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import NamedTuple
 
 from .text import Lines, SplitText, Stored, pack, split_lines
 
@@ -21,8 +21,7 @@ def decode(data: bytes | memoryview) -> str:
         return str(data, "utf-8", "surrogateescape")
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
+class Stamp(NamedTuple):
     """What tells one version of a file from the next: the file itself (device and inode,
     so a file replaced by another is another), its size and modification time."""
 

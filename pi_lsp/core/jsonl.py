@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -31,8 +30,7 @@ JS_SPACE = re.compile(
 _SCALAR = re.compile(r"[^,\]}\s]+")
 
 
-@dataclass(frozen=True, slots=True)
-class ParseError:
+class ParseError(NamedTuple):
     """Why a line is not valid JSON; ``offset`` is a code-point column in the line."""
 
     offset: int
@@ -181,8 +179,7 @@ def parse_deep(text: str) -> tuple[Any, ParseError | None]:
             state = "next"
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(NamedTuple):
     """Where a JSON path lies inside a line (code-point offsets).
 
     ``depth`` counts the path items that were found; when it is shorter than the path,

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .findings import Finding, Related, Severity
 from .text import Stored, unpack, utf8_of
@@ -99,8 +98,7 @@ def line_size(text: str, threshold: int) -> tuple[Severity, str] | None:
     return Severity.INFORMATION, f"{what}; pi loads it whole into memory on every resume"
 
 
-@dataclass(frozen=True, slots=True)
-class Weight:
+class Weight(NamedTuple):
     """An entry's size in bytes (its line, UTF-8) and the images it embeds."""
 
     line: int

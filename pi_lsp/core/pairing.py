@@ -31,7 +31,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from . import context
 from .findings import Finding, Related, Severity, Span
@@ -52,8 +52,7 @@ REJECT = (
 Kind = Literal["compaction", "edit", "dropped", "interloper", "missing", "duplicate"]
 
 
-@dataclass(frozen=True, slots=True)
-class Cause:
+class Cause(NamedTuple):
     """Why a sent tool result breaks the pairing: the ``line`` to blame and what it did."""
 
     kind: Kind
@@ -349,8 +348,7 @@ class State:
     resumed: context.SessionContext
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A finding the tree decides, reported unless the resumed request blames one of
     ``unless_blamed`` or the active path holds ``unless_active``."""
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote
 
 import orjson
@@ -267,8 +266,7 @@ def _role_dispatch(agent: dict[str, Any]) -> dict[str, list[Any]] | None:
     return {role: found or [True] for role, found in thens.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(NamedTuple):
     """One schema violation: ``path`` to the offending value and what is wrong with it.
 
     ``missing`` names a required property that is absent (then ``path`` is its parent and

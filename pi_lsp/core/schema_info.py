@@ -16,8 +16,7 @@ for a required property that is absent, when that costs something else.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import schema
 from .jsonl import PathItem
@@ -112,8 +111,7 @@ def nodes(key: str, name: str, path: tuple[PathItem, ...], instance: Any = _MISS
     return [node for _, node in _pairs(key, name, path, instance)]
 
 
-@dataclass(frozen=True, slots=True)
-class Consequence:
+class Consequence(NamedTuple):
     """What pi does with a wrong value: ``severity`` is error, warning or information."""
 
     severity: str
