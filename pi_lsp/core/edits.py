@@ -18,7 +18,6 @@ import datetime
 import os
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,8 +34,7 @@ class EditConflict(ValueError):
     """Two edits overlap, or an edit lies outside the document."""
 
 
-@dataclass(frozen=True, slots=True)
-class TextEdit:
+class TextEdit(NamedTuple):
     """Replace the text from ``start`` to ``end`` (code-point positions) by ``text``."""
 
     start: Pos

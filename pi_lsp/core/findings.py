@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Severity(IntEnum):
@@ -25,8 +25,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """A range ``[start, end)`` of code points inside line ``line`` (0-based)."""
 
     line: int
@@ -34,8 +33,7 @@ class Span:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
+class Related(NamedTuple):
     """The other end of a broken relation; ``path`` is set when it is in another file."""
 
     span: Span

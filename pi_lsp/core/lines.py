@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -45,8 +45,7 @@ _BLANK, _INVALID, _HEADER, _ENTRY = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.
 metaclass: several times the cost of a global lookup)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(NamedTuple):
     """What line-local checks depend on besides the text."""
 
     fmt: str

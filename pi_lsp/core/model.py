@@ -8,7 +8,7 @@ it is returned; views derived from it are memoised beside it (``views``, ``link_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .findings import Finding, Span
 from .jsonl import Walked, locate
@@ -30,8 +30,7 @@ SLIM_KEEP = 512
 (after any leading whitespace)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """Analysis settings that change findings (severity overrides are applied later)."""
 
     large_line: int = MIB

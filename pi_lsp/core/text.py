@@ -16,8 +16,7 @@ import itertools
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, overload
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -182,8 +181,7 @@ class Lines(Sequence[str]):
         return f"Lines({list(self)!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class SplitText:
+class SplitText(NamedTuple):
     """A document split into lines, each without its terminator.
 
     ``terminators[i]`` is the terminator after line ``i`` (``""`` for the last line).

@@ -3,7 +3,6 @@ findings as one process, taken only when the helper read what the analysis read.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -148,7 +147,7 @@ def test_a_context_or_line_count_the_analysis_did_not_find_is_refused(tmp_path: 
     with helper.start(str(path), SMALL) as aide:  # type: ignore[union-attr]
         assert aide.issues(alone.context, len(alone.lines)) is not None
         assert aide.issues(alone.context, len(alone.lines) + 1) is None
-        other = dataclasses.replace(alone.context, large_line=SMALL.large_line + 1)
+        other = alone.context._replace(large_line=SMALL.large_line + 1)
         assert aide.issues(other, len(alone.lines)) is None
 
 
