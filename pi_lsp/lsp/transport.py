@@ -478,16 +478,23 @@ class _Frames:
 
     def feed(self, fd: int) -> None:
         """Read what ``fd`` holds (one read: it does not block on a readable descriptor)
-        and frame it."""
+        and frame it. A descriptor that fails (a socket the client reset) ends the
+        stream, as its end would: the server then stops as when the client exits,
+        where a failing read left watched would be reported ready again and again."""
         body = self._body
-        if body is not None:  # straight into the body
-            with memoryview(body) as view:
-                n = os.readv(fd, [view[self._got :]])
-            self._got += n
-        else:
-            data = os.read(fd, self.READ)
-            n = len(data)
-            self._rest += data
+        try:
+            if body is not None:  # straight into the body
+                with memoryview(body) as view:
+                    n = os.readv(fd, [view[self._got :]])
+                self._got += n
+            else:
+                data = os.read(fd, self.READ)
+                n = len(data)
+                self._rest += data
+        except BlockingIOError:  # a non-blocking descriptor with nothing to read after all
+            return
+        except OSError:
+            n = 0
         if n == 0:
             self._end()
         else:

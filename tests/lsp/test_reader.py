@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.lsp.transport import MessageReader
+from pi_lsp.lsp.transport import MessageReader, _Frames
 
 Message = tuple[list[bytes], bytearray | None]
 
@@ -153,3 +153,20 @@ def test_a_loop_that_cannot_watch_stdin_reads_it_in_a_thread(
     pool.shutdown()
     assert [body for _, body in got] == [b"{}", b"[]", None]
     assert pool.calls == 3
+
+
+def test_a_descriptor_with_nothing_to_read_or_that_fails() -> None:
+    """A non-blocking pipe with nothing in it is no end of the stream; a descriptor that
+    fails is one (the server stops, rather than being told again and again that stdin is
+    ready)."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    frames = _Frames()
+    frames.feed(read_fd)
+    assert not frames.ready and not frames.started()
+    os.write(write_fd, b"Content-Length: 2\r\n\r\n{")
+    frames.feed(read_fd)
+    os.close(write_fd)
+    os.close(read_fd)
+    frames.feed(read_fd)  # EBADF
+    assert list(frames.ready) == [([b"Content-Length: 2\r\n", b"\r\n"], bytearray(b"{"))]
