@@ -76,7 +76,6 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
     ``work`` must be a module-level function (it is pickled) that never raises.
     """
     progress = Progress(len(paths), sys.stderr)
-    workers = jobs or os.cpu_count() or 1
     if in_process(len(paths), jobs):
         results = []
         for path in paths:
@@ -87,7 +86,7 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
     done: dict[str, T] = {}
     import concurrent.futures  # only here: a single file is checked without it
 
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+    with concurrent.futures.ProcessPoolExecutor(max_workers=_workers(jobs)) as pool:
         futures = {pool.submit(work, path): path for path in paths}
         for future in concurrent.futures.as_completed(futures):
             done[futures[future]] = future.result()
@@ -98,7 +97,12 @@ def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T
 
 def in_process(count: int, jobs: int = 0) -> bool:
     """Whether :func:`run_all` works on ``count`` files in this process (else in a pool)."""
-    return count < PARALLEL_FROM or (jobs or os.cpu_count() or 1) == 1
+    return count < PARALLEL_FROM or _workers(jobs) == 1
+
+
+def _workers(jobs: int) -> int:
+    """The worker processes ``-j jobs`` asks for (0: one per core)."""
+    return jobs or os.cpu_count() or 1
 
 
 class Progress:
