@@ -52,7 +52,7 @@ from typing import Any
 from . import limits, links
 from .file_findings import header_findings, line_findings
 from .files import read_lines
-from .findings import sort_key
+from .findings import Finding, Span, sort_key
 from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
@@ -73,6 +73,10 @@ whole text."""
 
 _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
+
+Region = tuple[int, int, int]
+"""The lines an edit re-checked (:meth:`_Lines.patched`): from ``head`` up to ``end`` in the
+new text, up to ``old_end`` in the old; the lines before and after are the same objects."""
 
 LineChecks = Callable[[Context, int], "dict[int, tuple[Issue, ...]] | None"]
 """Where a one-shot analysis takes its line checks from (:func:`analyze`'s ``checks_from``):
@@ -279,12 +283,13 @@ class _Lines:
 
     def patched(
         self, ctx: Context, previous: Analysis
-    ) -> tuple[list[LineInfo], dict[Stored, LineInfo]] | None:
+    ) -> tuple[list[LineInfo], dict[Stored, LineInfo], Region] | None:
         """:meth:`checked` of every line, from ``previous`` (checked under ``ctx``) when
         these lines are its lines but for at most :data:`_PATCH_LIMIT` lines between a
         head and a tail of the same line objects that hold the first and last non-blank
         lines (an edit): ``previous``'s results are kept for the head and the tail (a
         C-level copy), only the lines between are looked up or checked. Else None.
+        The :data:`Region` says which lines those were.
 
         The cache holds what :meth:`checked` would: the results of every line but the
         first and last non-blank ones, by text (the keys of removed lines that no other
@@ -308,7 +313,7 @@ class _Lines:
                 info = cache[key] = self._check(key, ctx, [], None)
             middle.append(info)
         self.drop(cache, old[head:old_end], head, end)
-        return previous.infos[:head] + middle + previous.infos[old_end:], cache
+        return previous.infos[:head] + middle + previous.infos[old_end:], cache, (head, end, old_end)
 
     def drop(self, cache: dict[Stored, LineInfo], removed: Lines, start: int, end: int) -> None:
         """Take the results of the ``removed`` lines, replaced by lines ``start`` to ``end``,
@@ -485,11 +490,15 @@ def _analyze(
     fmt, version, header_line, parsed = _context(run, lines)
     ctx = Context(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
+    region: Region | None = None
     if start is None:
         patched = None
         if parsed is None and partial is None and previous is not None and previous.context == ctx:
             patched = run.patched(ctx, previous)
-        infos, cache = patched or run.checked(ctx, parsed)
+        if patched is None:
+            infos, cache = run.checked(ctx, parsed)
+        else:
+            infos, cache, region = patched
     else:
         assert previous is not None
         infos, cache = run.checked(ctx, None, start)
@@ -529,7 +538,13 @@ def _analyze(
             infos[line].issues = issues
     lone_leaf = _lone_leaf(analysis.tree, version)
     if start is None:
-        analysis.line_findings = line_findings(split, infos, header_line, version, lone_leaf)
+        kept = None
+        if region is not None:
+            assert previous is not None
+            kept = _edited_line_findings(analysis, previous, region, lone_leaf)
+        if kept is None:
+            kept = line_findings(split, infos, header_line, version, lone_leaf)
+        analysis.line_findings = kept
     else:
         # lines before ``start`` keep their findings, but the old and new lone leaf's PI004
         assert previous is not None
@@ -547,6 +562,54 @@ def _analyze(
     findings.sort(key=sort_key)
     analysis.findings = findings
     return analysis
+
+
+def _edited_line_findings(
+    a: Analysis, previous: Analysis, region: Region, lone_leaf: int | None
+) -> list[Finding] | None:
+    """The line findings of ``a``, which :meth:`_Lines.patched` made from ``previous`` by
+    checking only the lines of ``region``: ``previous``'s are kept for the lines before it
+    and after it (moved by the lines it gained or lost), the region's lines are found
+    afresh, and so are the old and new lone leaf's (its PI004 says so). None when the
+    header is in the region: a PI101 elsewhere relates to the header's whole line.
+
+    What else a line's findings read from elsewhere, :meth:`_Lines.patched` keeps as it
+    was: the context (format and version); the header line (the first line Python's
+    ``strip`` leaves anything of, and the first that parses); the last non-blank line,
+    after the region (as far from the end of the text, and ending with a line break in
+    both texts or in neither).
+    """
+    head, end, old_end = region
+    if a.header_line is None or a.header_line >= head:
+        return None
+    delta = end - old_end
+    old_leaf = _lone_leaf(previous.tree, a.version)
+    if old_leaf is not None and old_leaf >= old_end:
+        old_leaf += delta
+    redo = {line for line in (old_leaf, lone_leaf) if line is not None and not head <= line < end}
+    out = []
+    for f in previous.line_findings:
+        line = f.span.line
+        if line >= old_end:
+            line += delta
+        elif line >= head:
+            continue  # found afresh
+        if line in redo:
+            continue
+        out.append(f if line == f.span.line else _moved(f, old_end, delta))
+    return out + line_findings(
+        a.text, a.infos, a.header_line, a.version, lone_leaf, [*sorted(redo), *range(head, end)]
+    )
+
+
+def _moved(f: Finding, at: int, delta: int) -> Finding:
+    """``f`` with each of its spans on line ``at`` or later moved down ``delta`` lines."""
+
+    def move(span: Span) -> Span:
+        return span._replace(line=span.line + delta) if span.line >= at else span
+
+    related = tuple(r._replace(span=move(r.span)) if r.path is None else r for r in f.related)
+    return Finding(f.code, f.severity, move(f.span), f.message, related, f.data)
 
 
 def _only_unparsed_moved(a: Analysis, previous: Analysis | None) -> bool:

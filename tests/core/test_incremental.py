@@ -31,7 +31,7 @@ from pi_lsp.core.model import Analysis, Cancelled, Options
 from pi_lsp.core.text import Encoding, from_units, split_lines, units
 
 from .pi_sessions import doc as doc_text
-from .pi_sessions import header, user
+from .pi_sessions import header, js, user
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BASES = [
@@ -490,3 +490,65 @@ def test_read_lines_stores_each_line_as_its_decoded_text_would_be(
     assert [type(item) for item in read.lines.iter_raw()] == [
         type(item) for item in split.lines.iter_raw()
     ]
+
+
+# -- the line findings of an edit -----------------------------------------------------------
+
+
+def _edited(text: str, line: int, old: str, new: str) -> tuple[Document, Analysis, Analysis]:
+    """A document of ``text`` analysed, then ``old`` (on ``line``) replaced by ``new``:
+    the document, its analysis before and after."""
+    document = Document.open("file:///e.jsonl", text, 1, None, Options())
+    before = document.analysis
+    at = text.split("\n")[line].index(old)
+    document.apply_change(Position(line, at), Position(line, at + len(old)), new, "utf-16")
+    return document, before, document.analysis
+
+
+def _findings(a: Analysis) -> list[tuple[object, ...]]:
+    return [(f.code, f.severity, f.span, f.message, f.related, f.data) for f in a.findings]
+
+
+def test_an_edit_keeps_the_line_findings_before_it_and_moves_those_after_it() -> None:
+    A, B, C = "a" * 8, "b" * 8, "c" * 8
+    text = doc_text(header(3), user(A, None), "{broken", user(B, A), "{also broken", user(C, B))
+    line = user(B, A)
+    document, before, after = _edited(text, 3, line, line + "\n" + user("d" * 8, B))
+    assert _findings(after) == _findings(analyze(document.source))
+    old = {f.span.line: f for f in before.line_findings if f.code == "PI001"}
+    new = {f.span.line: f for f in after.line_findings if f.code == "PI001"}
+    assert old.keys() == {2, 4} and new.keys() == {2, 5}
+    assert new[2] is old[2]  # kept as it was, not found again
+    assert new[5].span == old[4].span._replace(line=5) and new[5].message == old[4].message
+
+
+def test_an_edit_that_makes_the_last_entry_a_root_rewords_its_pi004() -> None:
+    A, B, C = "a" * 8, "b" * 8, "c" * 8
+    mystery = js({"type": "mystery", "id": C, "parentId": B, "timestamp": "t"})
+    text = doc_text(header(3), user(A, None), user(B, A), user(A + "x", B), mystery)
+    resumes = "as the last entry with no parent it is where pi resumes"
+    document, before, after = _edited(text, 2, B, "z" * 8)  # the mystery's parent is gone
+    pi004 = [f for f in after.findings if f.code == "PI004"]
+    assert [f.span.line for f in pi004] == [4] and resumes in pi004[0].message
+    assert not any(resumes in f.message for f in before.findings)
+    assert _findings(after) == _findings(analyze(document.source))
+    at = document.source.split("\n")[2].index("z" * 8)
+    document.apply_change(Position(2, at), Position(2, at + 8), B, "utf-16")  # and back
+    assert _findings(document.analysis) == _findings(before)
+
+
+
+def test_an_edit_of_a_header_below_a_line_python_strips_away_relates_to_its_new_length() -> None:
+    """Python's ``strip`` takes U+001C for whitespace, JavaScript's ``trim`` does not: the
+    header is then the second line, and an edit there re-checks it on its own. A second
+    header's PI101 relates to the whole header line, so it changes with the header's
+    length though its line is not edited."""
+    A, B = "a" * 8, "b" * 8
+    first = header(3)
+    text = doc_text("\x1c", first, user(A, None), header(3), user(B, A))
+    ident = first.split('"id":"')[1].split('"')[0]
+    document, before, after = _edited(text, 1, ident, "longer-" + ident)
+    assert (before.header_line, after.header_line) == (1, 1)
+    related = [r.span for f in after.findings if f.code == "PI101" for r in f.related]
+    assert related == [(1, 0, len(first) + 7)]
+    assert _findings(after) == _findings(analyze(document.source))
