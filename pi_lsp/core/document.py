@@ -97,6 +97,7 @@ class Document:
     _changes: int = 0
     _edits: list[tuple[int, LineChange]] = field(default_factory=list)
     _map: tuple[tuple[int, int], LineMap] | None = None
+    _replaced: list[Analysis | Cancelled] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -264,8 +265,11 @@ class Document:
                     job = _Job(self.text, self.options, self._jobs, self._changes)
                     self._job = job
                     previous, partial = self._analysis, self._partial
+                    untaken, self._replaced = self._replaced, []
                     break
             running.done.wait()
+
+        del untaken  # replaced earlier and never taken: freed here, before this run
 
         def stop() -> bool:
             return job.cancelled or (cancelled is not None and cancelled())
@@ -290,10 +294,27 @@ class Document:
                 # never replaces the result of a run that started later
                 if job.serial > self._installed:
                     self._install(result, job)
+                    self._replaced += [old for old in (previous, partial) if old is not None]
             return result if self._current(result) else None
         finally:
             with self._lock:
                 self._finish(job)
+
+    def take_replaced(self) -> list[Analysis | Cancelled]:
+        """The analyses (and the finished part of cancelled runs) that newer analyses
+        replaced, which this document no longer holds: the caller frees them where it
+        suits it.
+
+        A replaced analysis of a long text holds as many objects as it has lines (its line
+        list, its results and per-text cache, the views requests made of it), which
+        another analysis shares: freeing it touches each of them, about 1.5 ms for 4,400
+        lines on an idle machine. :meth:`run_analysis` keeps them here rather than free
+        them before it returns, so a server can send the new diagnostics first; those
+        nobody took are freed when the next run starts.
+        """
+        with self._lock:
+            out, self._replaced = self._replaced, []
+        return out
 
     def _install(self, result: Analysis, job: _Job) -> None:
         """Make ``result`` the newest complete analysis (under the lock)."""

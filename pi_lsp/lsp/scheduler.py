@@ -1,6 +1,6 @@
-"""Where the server's work runs: analyses, warm-ups and requests, all off the event loop.
+"""Where the server's work runs: analyses, warm-ups, freeing and requests, all off the event loop.
 
-The event loop only applies changes, hands work out and sends answers. Three kinds of
+The event loop only applies changes, hands work out and sends answers. Four kinds of
 worker threads (daemons: they never delay exit) do the rest:
 
 - analyses (two threads: a small document opened while a huge one is analysed does not
@@ -14,6 +14,10 @@ worker threads (daemons: they never delay exit) do the rest:
   are reused by the next run, so a burst of hundreds of edits analyses the last version,
   not every one. An analysis still running after
   :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
+- freeing (one thread): the analyses a newer one replaced
+  (:meth:`~pi_lsp.core.document.Document.take_replaced`) are freed there once the new
+  diagnostics are sent; freeing one touches every line's objects (1.5 ms for 4,400
+  lines after the machine idled), which the analysis thread paid before it answered;
 - the warm-up (one thread): once a document has been left unchanged for
   :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
   views requests need (the reference index, session totals), so the first hover does not
@@ -142,6 +146,7 @@ class Scheduler:
         self.follow = follow
         self.analyses = Worker(2, "pi-lsp-analysis")
         self.background = Worker(1, "pi-lsp-warm-up")
+        self.freeing = Worker(1, "pi-lsp-free")
         self.requests = Worker(8, "pi-lsp-request")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -220,6 +225,9 @@ class Scheduler:
                     continue
             if self.on_ready is not None:
                 self.on_ready(uri, prepared)
+            replaced = doc.take_replaced()
+            if replaced:  # freed once the diagnostics are out, not before
+                self.freeing.submit(replaced.clear)
             snap = doc.snapshot()
             if self.warm is not None and snap is not None:
                 asyncio.get_running_loop().call_later(

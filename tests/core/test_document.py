@@ -514,3 +514,22 @@ def test_full_sync_after_three_lone_crs_maps_only_the_grown_last_line() -> None:
     snap = doc.snapshot()
     assert snap is not None and snap.analysis is first
     assert [snap.to_analysis(n) for n in range(4)] == [0, 1, 2, None]
+
+
+def test_a_replaced_analysis_is_kept_until_taken_or_the_next_run() -> None:
+    """:meth:`Document.run_analysis` does not free the analysis it replaces: the caller
+    takes it (to free it later); one nobody took is dropped when the next run starts."""
+    document = Document.open("u", doc(header(), user("a1", None)), 1, None, Options())
+    first = document.analysis
+    assert document.take_replaced() == []
+    document.apply_change(Position(1, 0), Position(1, 0), " ", "utf-16")
+    second = document.analysis
+    taken = document.take_replaced()
+    assert len(taken) == 1 and taken[0] is first
+    assert document.take_replaced() == []
+    document.apply_change(Position(1, 0), Position(1, 0), " ", "utf-16")
+    third = document.analysis  # replaces the second analysis; nobody takes that
+    document.apply_change(Position(1, 0), Position(1, 0), " ", "utf-16")
+    assert document.analysis is not third
+    left = document.take_replaced()  # the second was dropped when the fourth run started
+    assert len(left) == 1 and left[0] is third and second is not third

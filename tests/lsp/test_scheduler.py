@@ -12,7 +12,7 @@ import time
 import pytest
 
 from pi_lsp.core.analysis import analyze, collect_frozen
-from pi_lsp.core.document import Document
+from pi_lsp.core.document import Document, Position
 from pi_lsp.core.model import Options
 from pi_lsp.lsp import scheduler
 from tests.core.pi_sessions import doc, header, user
@@ -90,3 +90,31 @@ async def test_a_failing_prepare_is_no_failed_analysis() -> None:
     )
     assert await s.current(uri) is not None
     assert got == [(uri, None)]
+
+
+async def test_the_analysis_a_change_replaced_is_freed_after_on_ready_in_its_own_thread() -> None:
+    """Freeing a replaced analysis touches every line's objects: the analysis thread no
+    longer does it before the new diagnostics go out, a thread of its own does after."""
+    uri = "file:///replaced.jsonl"
+    document = Document.open(uri, doc(header(), user("a1", None), user("a2", "a1")), 1, None, Options())
+    events: list[tuple[str, str]] = []
+
+    class Freed:
+        def __del__(self) -> None:
+            events.append(("freed", threading.current_thread().name))
+
+    def ready(u: str, prepared: object) -> None:
+        events.append(("ready", threading.current_thread().name))
+
+    s = scheduler.Scheduler({uri: document}, on_ready=ready)
+    first = await s.current(uri)
+    assert first is not None
+    first.walked[-1] = Freed()  # type: ignore[assignment]  # dies with the analysis
+    del first
+    document.apply_change(Position(2, 0), Position(2, 0), " ", "utf-16")
+    s.schedule(uri)
+    deadline = time.monotonic() + 10
+    while len(events) < 3 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    main = threading.current_thread().name
+    assert events == [("ready", main), ("ready", main), ("freed", "pi-lsp-free")]
