@@ -75,8 +75,9 @@ _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
 
 Region = tuple[int, int, int]
-"""The lines an edit re-checked (:meth:`_Lines.patched`): from ``head`` up to ``end`` in the
-new text, up to ``old_end`` in the old; the lines before and after are the same objects."""
+"""The lines an edit (:meth:`_Lines.patched`) or an append (:func:`appended`) re-checked:
+from ``head`` up to ``end`` in the new text, up to ``old_end`` in the old; the results of
+the lines before and after are the same objects."""
 
 LineChecks = Callable[[Context, int], "dict[int, tuple[Issue, ...]] | None"]
 """Where a one-shot analysis takes its line checks from (:func:`analyze`'s ``checks_from``):
@@ -505,6 +506,7 @@ def _analyze(
         infos = previous.infos[:start] + infos
         cache = {**previous.cache, **cache}
         run.drop(cache, previous.lines[start:], start, len(lines))  # blanks after its last entry
+        region = (start, len(infos), len(previous.infos))
     analysis = Analysis(
         split, infos, fmt, version, header_line, path=path, options=options, cache=cache, context=ctx
     )
@@ -537,24 +539,13 @@ def _analyze(
         for line, issues in found.items():
             infos[line].issues = issues
     lone_leaf = _lone_leaf(analysis.tree, version)
-    if start is None:
-        kept = None
-        if region is not None:
-            assert previous is not None
-            kept = _edited_line_findings(analysis, previous, region, lone_leaf)
-        if kept is None:
-            kept = line_findings(split, infos, header_line, version, lone_leaf)
-        analysis.line_findings = kept
-    else:
-        # lines before ``start`` keep their findings, but the old and new lone leaf's PI004
+    kept = None
+    if region is not None:
         assert previous is not None
-        redo = {_lone_leaf(previous.tree, version), lone_leaf} - {None}
-        again = sorted(line for line in redo if line is not None and line < start)
-        analysis.line_findings = [
-            f for f in previous.line_findings if f.span.line < start and f.span.line not in redo
-        ] + line_findings(
-            split, infos, header_line, version, lone_leaf, [*again, *range(start, len(infos))]
-        )
+        kept = _kept_line_findings(analysis, previous, region, lone_leaf)
+    if kept is None:
+        kept = line_findings(split, infos, header_line, version, lone_leaf)
+    analysis.line_findings = kept
     findings = list(analysis.line_findings)
     findings += header_findings(analysis)
     findings += limits.check(analysis)
@@ -564,23 +555,24 @@ def _analyze(
     return analysis
 
 
-def _edited_line_findings(
+def _kept_line_findings(
     a: Analysis, previous: Analysis, region: Region, lone_leaf: int | None
 ) -> list[Finding] | None:
-    """The line findings of ``a``, which :meth:`_Lines.patched` made from ``previous`` by
-    checking only the lines of ``region``: ``previous``'s are kept for the lines before it
-    and after it (moved by the lines it gained or lost), the region's lines are found
-    afresh, and so are the old and new lone leaf's (its PI004 says so). None when the
-    header is in the region: a PI101 elsewhere relates to the header's whole line.
+    """The line findings of ``a``, made from ``previous`` by checking only the lines of
+    ``region``: ``previous``'s are kept for the lines before it and after it (moved by the
+    lines it gained or lost), the region's lines are found afresh, and so are the old and
+    new lone leaf's (its PI004 says so). None when the header is in the region: a PI101
+    elsewhere relates to the header's whole line.
 
-    What else a line's findings read from elsewhere, :meth:`_Lines.patched` keeps as it
-    was: the context (format and version); the header line (the first line Python's
+    What else a line's findings read from elsewhere, an edit (:meth:`_Lines.patched`) and
+    an append (:func:`appended`, which has no lines after the region) keep as it was: the
+    context (format and version); the header line (for an edit, the first line Python's
     ``strip`` leaves anything of, and the first that parses); the last non-blank line,
     after the region (as far from the end of the text, and ending with a line break in
     both texts or in neither).
     """
     head, end, old_end = region
-    if a.header_line is None or a.header_line >= head:
+    if a.header_line is not None and a.header_line >= head:
         return None
     delta = end - old_end
     old_leaf = _lone_leaf(previous.tree, a.version)
