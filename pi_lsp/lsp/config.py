@@ -71,6 +71,7 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
+        ls.scheduler.start()  # the line checks compile in the background meanwhile
         try:
             await pull_settings(ls)
         except Exception as exc:  # the client's answer, not our bug: a warning

@@ -13,17 +13,27 @@ when the client already has the diagnostics of this analysis under these setting
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 
 from lsprotocol import types
 
 from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Document, Snapshot
 from pi_lsp.core.findings import Finding
+from pi_lsp.core.lines import prepare_checks
+from pi_lsp.core.migrate import CURRENT_VERSION
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.text import Lines, Stored
 
 from . import proto, requests, wire
 from .server import PiLanguageServer
+
+
+def ahead(stop: Callable[[], bool]) -> None:
+    """At start, until ``stop()`` (a document opened): compile the line checks of the
+    format today's pi writes (jsonschema-rs and its validators), which the first analysis
+    would otherwise wait for."""
+    prepare_checks("pi", CURRENT_VERSION, stop)
 
 
 def warm(analysis: Analysis) -> None:

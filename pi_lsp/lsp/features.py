@@ -83,6 +83,7 @@ def create_server() -> PiLanguageServer:
         warm=diagnostics.warm,
         follow=functools.partial(progress.follow, server),
         prepare=functools.partial(diagnostics.prepare, server),
+        ahead=diagnostics.ahead,
     )
     for module in FEATURES:
         module.register(server)

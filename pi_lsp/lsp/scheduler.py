@@ -18,7 +18,9 @@ worker threads (daemons: they never delay exit) do the rest:
   (:meth:`~pi_lsp.core.document.Document.take_replaced`) are freed there once the new
   diagnostics are sent; freeing one touches every line's objects (1.5 ms for 4,400
   lines after the machine idled), which the analysis thread paid before it answered;
-- the warm-up (one thread): once a document has been left unchanged for
+- the warm-up (one thread): at start, ``ahead(stop)`` does work the first analysis
+  would wait for (compiling the line checks' validators) until ``stop()`` says a
+  document is open; once a document has been left unchanged for
   :data:`WARM_AFTER` seconds after its diagnostics, ``warm(analysis)`` precomputes the
   views requests need (the reference index, session totals), so the first hover does not
   pay for them and a burst of typing is not slowed down by them; and :data:`RELEASE_AFTER`
@@ -138,10 +140,12 @@ class Scheduler:
         warm: Callable[[Analysis], object] | None = None,
         follow: Follow = _no_progress,
         prepare: Callable[[Document], Any] | None = None,
+        ahead: Callable[[Callable[[], bool]], object] | None = None,
     ) -> None:
         self.documents = documents
         self.on_ready = on_ready
         self.prepare = prepare
+        self.ahead = ahead
         self.warm = warm
         self.follow = follow
         self.analyses = Worker(2, "pi-lsp-analysis")
@@ -150,6 +154,20 @@ class Scheduler:
         self.requests = Worker(8, "pi-lsp-request")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> None:
+        """Once the client is ready: ``ahead(stop)`` in the background thread, ``stop()``
+        true once a document is open."""
+        if self.ahead is not None:
+            self.background.submit(self._ahead)
+
+    def _ahead(self) -> None:
+        assert self.ahead is not None
+        try:
+            self.ahead(lambda: bool(self.documents))
+        except Exception as exc:  # each analysis does the same work again when it needs it
+            log.error("preparing analyses failed: %s: %s", type(exc).__name__, exc)
+            log.debug("traceback", exc_info=True)
 
     def schedule(self, uri: str) -> None:
         """Make sure the current text of ``uri`` gets analysed, then ``on_ready(uri, ...)``."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import limits, lines
+from pi_lsp.core import limits, lines, schema
 from pi_lsp.core.findings import Severity
 from pi_lsp.core.lines import Context, Kind
 from pi_lsp.core.text import pack, plain, unpack
@@ -551,3 +551,44 @@ def test_parse_stored_is_parse_for_the_lines_it_takes(text: str, fast: bool) -> 
             expected.role,
             expected.calls,
         )
+
+
+def test_prepare_checks_compiles_every_validator_a_clean_line_uses() -> None:
+    """Each entry type's and message role's verdict validator and the header's are
+    compiled at once, not when a line first needs one (the server does so at start)."""
+    lines._entry_validators.cache_clear()
+    schema.validator.cache_clear()
+    try:
+        by_type, by_role = lines._entry_validators("pi", 3)
+        assert not by_type and not by_role  # compiled on demand otherwise
+        lines.prepare_checks("pi", 3)
+        assert set(by_type) == lines.pi_entry_types()
+        assert all(by_type[name] is not None for name in ("message", "compaction", "label"))
+        roles = set(schema.message_roles("pi.3"))
+        assert {"user", "assistant", "toolResult", "custom"} <= roles
+        assert set(by_role) == roles
+        hits = schema.validator.cache_info().hits
+        assert schema.validator("pi.3", "header") is not None
+        assert schema.validator.cache_info().hits == hits + 1  # compiled already
+    finally:
+        lines._entry_validators.cache_clear()
+
+
+def test_prepare_checks_stops_when_told() -> None:
+    """One validator at a time, asking ``stop`` before each: the header's comes first."""
+    lines._entry_validators.cache_clear()
+    schema.validator.cache_clear()
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 1
+
+    try:
+        lines.prepare_checks("pi", 3, stop)
+        by_type, by_role = lines._entry_validators("pi", 3)
+        assert asked == [1, 1]
+        assert schema.validator.cache_info().currsize == 1
+        assert not by_type and not by_role
+    finally:
+        lines._entry_validators.cache_clear()

@@ -8,6 +8,7 @@ import asyncio
 import gc
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -118,3 +119,31 @@ async def test_the_analysis_a_change_replaced_is_freed_after_on_ready_in_its_own
         await asyncio.sleep(0.01)
     main = threading.current_thread().name
     assert events == [("ready", main), ("ready", main), ("freed", "pi-lsp-free")]
+
+
+async def test_start_runs_ahead_once_in_the_background_thread_and_logs_its_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``ahead`` (compiling the line checks) runs off the loop, in the warm-up thread; a
+    failure there is logged, and the scheduler goes on analysing."""
+    ran: list[tuple[str, bool]] = []
+    documents: dict[str, Document] = {}
+
+    def ahead(stop: Callable[[], bool]) -> None:
+        ran.append((threading.current_thread().name, stop()))
+        documents[uri] = document
+        ran.append((threading.current_thread().name, stop()))
+        raise RuntimeError("no schemas")
+
+    uri = "file:///ahead.jsonl"
+    document = Document.open(uri, doc(header(), user("a1", None)), 1, None, Options())
+    s = scheduler.Scheduler(documents, ahead=ahead)
+    s.start()
+    deadline = time.monotonic() + 10
+    while len(ran) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    # stop() says whether a document is open
+    assert ran == [("pi-lsp-warm-up", False), ("pi-lsp-warm-up", True)]
+    assert "preparing analyses failed: RuntimeError: no schemas" in caplog.text
+    assert await s.current(uri) is not None
