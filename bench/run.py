@@ -146,16 +146,15 @@ def spots(data: bytes) -> Spots:
     ask, needle = _middle_line(above, (b'"parentId":"', b'"id":"', b'"type":"'))
     ask_text = lines[ask].decode("utf-8", "surrogateescape")
     col = ask_text.index(needle) + len(needle) + 2
+    # a message entry below the edit, asked about on its id (a v1 entry has none: on its
+    # type, the first member pi writes)
     below = next(
-        (
-            n
-            for n in range(edit + 1, len(lines))
-            if lines[n].startswith(b'{"type":"message","id":"')
-        ),
+        (n for n in range(edit + 1, len(lines)) if lines[n].startswith(b'{"type":"message",')),
         edit,
     )
     below_text = lines[below].decode("utf-8", "surrogateescape")
     ident = orjson.loads(lines[below]).get("id", "") if below != edit else ""
+    key = '"id":"' if ident else '"type":"'
     return Spots(
         edit,
         units(text[:at], "utf-16"),
@@ -163,7 +162,7 @@ def spots(data: bytes) -> Spots:
         ask,
         units(ask_text[:col], "utf-16"),
         below,
-        units(below_text[: below_text.find('"id":"') + 8], "utf-16"),
+        units(below_text[: below_text.find(key) + len(key) + 2], "utf-16"),
         ident,
     )
 
@@ -608,8 +607,8 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         out["edit_dropline"] = published() - t
         value = (answer or {}).get("contents", {}).get("value", "")
         out["hover_right_entry"] = (
-            f"`{where.below_id}`" in value and f"line {where.below_line + 1} " in value
-        )
+            not where.below_id or f"`{where.below_id}`" in value
+        ) and f"line {where.below_line + 1} " in value
         out["rss"] = client.peak_rss()
     finally:
         client.close()
