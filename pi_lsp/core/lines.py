@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -369,15 +369,24 @@ def prepare_checks(fmt: str, version: int, stop: Callable[[], bool] = lambda: Fa
     jsonschema-rs's import (about 10 ms together). The server prepares pi's current format
     at start, in the background, until a document opens (its analysis then compiles only
     what that document needs, without a second thread compiling the same beside it)."""
-    key = schema.schema_key(fmt, version)
-    by_type, by_role = _entry_validators(fmt, version)
-    steps: list[Callable[[], object]] = [functools.partial(schema.validator, key, "header")]
-    steps += [functools.partial(by_type.__getitem__, name) for name in _entry_names(fmt, key)]
-    steps += [functools.partial(by_role.__getitem__, role) for role in schema.message_roles(key)]
-    for step in steps:
+    for _ in _compile_each(fmt, version):  # each step compiles after the check
         if stop():
             return
-        step()
+
+
+def _compile_each(fmt: str, version: int) -> Iterator[None]:
+    """The compiling of :func:`prepare_checks`: a validator after each ``yield``, so
+    nothing is compiled (nor jsonschema-rs imported) before a step is asked for."""
+    key = schema.schema_key(fmt, version)
+    yield
+    schema.validator(key, "header")
+    by_type, by_role = _entry_validators(fmt, version)
+    for name in _entry_names(fmt, key):
+        yield
+        by_type[name]
+    for role in schema.message_roles(key):
+        yield
+        by_role[role]
 
 
 _SPACE_NAMES = {
