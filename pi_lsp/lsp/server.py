@@ -54,7 +54,7 @@ from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import Encoding, SplitText, Stored
 
 from .scheduler import Scheduler
-from .transport import FullTexts, MessageReader
+from .transport import FullTexts, MessageReader, encode
 from .workspace_index import WorkspaceIndex
 from .workspace_reports import WorkspaceReports
 
@@ -120,6 +120,26 @@ class PiProtocol(LanguageServerProtocol):
             return
         _method.set(str(getattr(message, "method", "?")))
         super().handle_message(message)
+
+    def _send_data(self, data: Any) -> None:
+        """Send a message as pygls does, its body encoded by :func:`~pi_lsp.lsp.transport.encode`."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("cannot send a message: there is no transport")
+            return
+        try:
+            body = encode(data, self._serialize_message)
+            header = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            # both writers the server uses (stdout, an asyncio stream) write at once
+            self.writer.write(header.encode("ascii") + body if self._include_headers else body)
+        except BrokenPipeError:
+            raise
+        except Exception as error:
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(

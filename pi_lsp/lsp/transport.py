@@ -1,4 +1,5 @@
-"""Fast decoding of incoming LSP messages: orjson, large texts by lines, appends from the end.
+"""Fast decoding of incoming LSP messages (orjson, large texts by lines, appends from the
+end) and encoding of outgoing ones (:func:`encode`).
 
 pygls decodes every message body with ``json.loads(body, object_hook=...)``. A didOpen of
 a 100 MB session is a 100 MB JSON string full of escapes, which ``json`` decodes at about
@@ -568,6 +569,22 @@ class _Decoder:
         if object_hook is not None and isinstance(data, dict):
             return object_hook(data)
         return data
+
+
+def encode(message: Any, default: Callable[[Any], Any]) -> bytes:
+    """The JSON body of an outgoing message, as UTF-8 bytes.
+
+    pygls encodes with ``json.dumps(message, default=...)``, every non-ASCII character
+    escaped; this encodes with orjson and the same ``default`` (lsprotocol's attrs
+    classes to what cattrs makes of them), about three times faster (the diagnostics of
+    an edit, a document's symbols). A message orjson refuses (a lone surrogate in a
+    string, an integer beyond 64 bits, a key that is not a string) is encoded by ``json``
+    as pygls would.
+    """
+    try:
+        return orjson.dumps(message, default=default)
+    except orjson.JSONEncodeError:
+        return json.dumps(message, default=default).encode("utf-8")
 
 
 def install() -> None:
