@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import statistics
 import sys
 import threading
 from pathlib import Path
@@ -43,23 +44,25 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import statistics
-
-from run import CAPABILITIES, FIXTURES, OUT, LspClient, _best, find_modules, pi_times
+from run import (
+    CAPABILITIES,
+    FIXTURES,
+    OUT,
+    LspClient,
+    _best,
+    _ms,
+    _ratio,
+    did_open,
+    find_modules,
+    orjson_floor,
+    pi_times,
+)
 
 from pi_lsp.core import context, schema, sent
 from pi_lsp.core.analysis import analyze, gc_paused
 from pi_lsp.core.files import read_text
 from pi_lsp.core.lines import Kind
 from pi_lsp.lsp.transport import FullTexts, MessageReader
-
-
-def did_open(path: Path, text: str) -> bytes:
-    """The didOpen body the bench's client sends for ``text``."""
-    params = {
-        "textDocument": {"uri": path.as_uri(), "languageId": "jsonl", "version": 1, "text": text}
-    }
-    return orjson.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": params})
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -79,20 +82,14 @@ def _validator(key: str, value: dict[str, Any]) -> Any:
     return schema.verdict_validator(key, value["type"])
 
 
-def parts(path: Path, repeat: int) -> dict[str, Any]:
-    """Seconds of each part (best of ``repeat``) and the file's line count."""
-    text = read_text(path)
-    body = did_open(path, text)
+def parts(path: Path, text: str, repeat: int) -> dict[str, Any]:
+    """Seconds of each part (best of ``repeat``) and the line count of ``path``, whose
+    text is ``text``."""
+    body = did_open(path.resolve().as_uri(), text)
     a = analyze(text, str(path))
     key = schema.schema_key(a.fmt, a.version)
     stored = list(a.lines.iter_raw())
     entries = [info.value for info in a.infos if info.kind is Kind.ENTRY]
-
-    def floor() -> None:  # bench/run.py's floor
-        for line in path.read_bytes().split(b"\n"):
-            if line.strip():
-                with contextlib.suppress(orjson.JSONDecodeError):
-                    orjson.loads(line)
 
     framed = b"Content-Length: %d\r\n\r\n" % len(body) + body
 
@@ -131,7 +128,7 @@ def parts(path: Path, repeat: int) -> dict[str, Any]:
     with gc_paused():
         return {
             "lines": len(stored),
-            "floor": _best(floor, repeat),
+            "floor": _best(lambda: orjson_floor(path), repeat),
             "pipe": _best(pipe, repeat),
             "decode": _best(decode, repeat),
             "orjson": _best(parse, repeat),
@@ -148,8 +145,7 @@ def server(path: Path, text: str, repeat: int) -> dict[str, float]:
     client = LspClient.start()
 
     def opened(uri: str, text: str) -> float:
-        doc = {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}
-        t = client.notify("textDocument/didOpen", {"textDocument": doc})
+        t = client.send_raw(did_open(uri, text))
         got = client.wait_note("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
         client.wait_idle()
         return got.at - t
@@ -171,14 +167,6 @@ def server(path: Path, text: str, repeat: int) -> dict[str, float]:
         client.close()
 
 
-def _ms(seconds: float | None) -> str:
-    return "n/a" if seconds is None else f"{seconds * 1000:.1f}"
-
-
-def _ratio(a: float, b: float | None) -> str:
-    return "n/a" if b is None else f"{a / b:.2f}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path)
@@ -197,17 +185,18 @@ def main() -> int:
     lower: list[str] = []
     trips: list[str] = []
     for path in files:
-        pi = pi_times(path, modules, ns.repeat)["inproc"] if modules else None
-        p = parts(path, ns.repeat)
+        pi = pi_times(path, modules, ns.repeat)["inproc"]
+        text = read_text(path)
+        p = parts(path, text, ns.repeat)
         analysis = p["orjson"] + p["schema"] + p["context"]
         opened = p["decode"] + analysis
-        cells = [f"{p[k] * 1000:.1f}" for k in ("floor", "pipe", "decode", "orjson", "schema")]
+        cells = [_ms(p[k]) for k in ("floor", "pipe", "decode", "orjson", "schema")]
         lower.append(
             f"| {path.name} | {p['lines']:,} | {_ms(pi)} | {' | '.join(cells)} | "
             f"{_ms(p['context'])} | {_ms(opened)} | {_ratio(opened, pi)} | {_ms(analysis)} | "
             f"{_ratio(analysis, p['floor'])} |"
         )
-        s = server(path, read_text(path), ns.repeat)
+        s = server(path, text, ns.repeat)
         trips.append(
             f"| {path.name} | {_ms(s['open'])} | {_ms(s['round_trip'])} | "
             f"{_ratio(s['round_trip'], s['open'])} |"
