@@ -72,6 +72,14 @@ local function prefix(display, connector, last, gutter)
   return table.concat(cells)
 end
 
+--- A node's title as the server gives it (its type when it has none).
+local function title_of(n)
+  if type(n.title) == 'string' and n.title ~= '' then
+    return n.title
+  end
+  return type(n.type) == 'string' and n.type or '?'
+end
+
 --- The rows of `pi-lsp tree` (pi's `/tree`): pre-order, the branch holding the leaf first, linear
 --- runs flat, each branch under a `├─`/`└─` connector with `│` gutters; entries on a parent
 --- cycle (which no root reaches) last.
@@ -93,11 +101,11 @@ function M.rows(tree)
     return vim.list_extend(active, rest)
   end
   local function text(n, indent)
-    local label = (n.labels or {})[1]
+    local label = type(n.labels) == 'table' and n.labels[1] or nil
     return indent
       .. (n.onActivePath and '• ' or '')
       .. (label and ('[' .. label .. '] ') or '')
-      .. ((n.title and n.title ~= '') and n.title or (n.type or '?'))
+      .. title_of(n)
       .. (n.isLeaf and '  ← leaf' or '')
   end
   local roots = ordered(tree.roots)
@@ -136,7 +144,7 @@ function M.rows(tree)
   end
   for _, n in ipairs(tree.nodes or {}) do
     if not seen[n.id] then
-      out[#out + 1] = { node = n, text = '(in a parent cycle) ' .. ((n.title ~= '' and n.title) or n.type or '?') }
+      out[#out + 1] = { node = n, text = '(in a parent cycle) ' .. title_of(n) }
     end
   end
   return out
