@@ -197,6 +197,76 @@ def test_tree_command(nvim_run: dict[str, Any]) -> None:
     assert {1, 2, 3} <= lines
 
 
+def _branched_session(home: Path) -> Path:
+    """A v3 session whose tree branches twice (one branch inside another) and has a label."""
+    d = home / ".pi" / "agent" / "sessions" / "--home-user-project--"
+    d.mkdir(parents=True)
+    stamp = "2026-11-30T04:24:07.000Z"
+
+    def entry(id_: str, parent: str | None, role: str, text: str) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}]}
+        if role == "assistant":
+            message |= {"api": "anthropic-messages", "provider": "anthropic", "model": "m"}
+            message |= {"stopReason": "stop", "usage": {"input": 1, "output": 1}}
+        return {"type": "message", "id": id_, "parentId": parent, "timestamp": stamp} | {
+            "message": message
+        }
+
+    rows = [
+        {"type": "session", "version": 3, "id": "tree", "timestamp": stamp, "cwd": "/home/u/p"},
+        entry("a1", None, "user", "Why does the parser drop the last line?"),
+        entry("a2", "a1", "assistant", "Two ways to look at it."),
+        entry("a3", "a2", "user", "Try the parser."),
+        entry("a4", "a3", "assistant", "The parser is fine."),
+        entry("b1", "a2", "user", "Try the lexer."),
+        entry("b2", "b1", "assistant", "The lexer stops early."),
+        entry("b3", "b2", "user", "Fix it the first way."),
+        entry("b4", "b2", "user", "Fix it the second way."),
+        {"type": "label", "id": "c1", "parentId": "b4", "timestamp": stamp}
+        | {"targetId": "a4", "label": "parser"},
+        entry("c2", "c1", "assistant", "Fixed."),
+    ]
+    path = d / "2026-11-30T04-24-06-050Z_tree.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROW = re.compile(r"^ *(\d+)  (.*)$")
+
+
+def _numbered(lines: list[str]) -> list[tuple[int, str]]:
+    """``(line number, row)`` for each ``NUMBER  ROW`` line (the row keeps its indentation)."""
+    out = []
+    for text in lines:
+        m = ROW.match(text)
+        assert m, f"not a numbered row: {text!r}"
+        out.append((int(m[1]), m[2]))
+    return out
+
+
+def test_tree_command_draws_the_branches(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """:PiLspTree shows the rows of ``pi-lsp tree`` (indentation, ├─ └─ │) and jumps from them."""
+    session = _branched_session(tmp_path / "home")
+    drawn = subprocess.run(
+        [*server_cmd, "tree", "--width", "0", str(session)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    expected = _numbered(drawn[1:])  # the header row: the location list holds entries only
+    rows = "\n".join(row for _, row in expected)
+    assert "├─ " in rows and "└─ " in rows and "│" in rows, rows  # the session does branch
+    jump_to = 8  # "Fix it the first way.", on the branch that is not the active one
+    jump_row = 1 + [n for n, _ in expected].index(jump_to)
+    spec = {"session": str(session), "server_cmd": server_cmd, "jump_row": jump_row}
+    result = run_nvim(nvim, tmp_path, spec, HERE / "nvim_tree.lua")
+    assert result["errors"] == [], result
+    assert result["title"] == "pi session tree"
+    assert _numbered(result["window_lines"]) == expected, "\n".join(result["window_lines"])
+    assert result["jump_buf_same"] and result["jump_line"] == jump_to, result
+
+
 def test_context_command(nvim_run: dict[str, Any]) -> None:
     items = nvim_run.get("context_items") or []
     # from the assistant on line 3: the user message (line 2) and the assistant (line 3)

@@ -32,73 +32,151 @@ local function execute(bufnr, command, arguments, on_result)
   end, bufnr)
 end
 
---- Flatten the tree like an outline: linear runs at one level, one indented group per branch.
+--- The cells of a branch gutter (its own `│` column and the outer ones), built once per gutter.
+---@param gutter table {position: integer, show: boolean, outer: table?, cells: string[]?}
+---@return string[]
+local function gutter_cells(gutter)
+  local chain = {}
+  local g = gutter
+  while g and not g.cells do
+    chain[#chain + 1] = g
+    g = g.outer
+  end
+  for i = #chain, 1, -1 do
+    g = chain[i]
+    local cells = g.outer and vim.list_extend({}, g.outer.cells) or {}
+    if g.outer and g.outer.position == g.position then
+      cells[#cells] = nil -- the deeper gutter wins
+    else
+      local from = g.outer and g.outer.position + 1 or 0
+      for _ = from, g.position - 1 do
+        cells[#cells + 1] = '   '
+      end
+    end
+    cells[#cells + 1] = g.show and '│  ' or '   '
+    g.cells = cells
+  end
+  return gutter.cells
+end
+
+--- The indentation of a row: gutters, blank levels, then `├─ ` or `└─ ` where a branch starts.
+local function prefix(display, connector, last, gutter)
+  local cells = gutter and vim.list_extend({}, gutter_cells(gutter)) or {}
+  local covered = gutter and gutter.position + 1 or 0
+  for _ = covered + 1, display do
+    cells[#cells + 1] = '   '
+  end
+  if connector and display > 0 and covered < display then
+    cells[#cells] = last and '└─ ' or '├─ '
+  end
+  return table.concat(cells)
+end
+
+--- A node's title as the server gives it (its type when it has none).
+local function title_of(n)
+  if type(n.title) == 'string' and n.title ~= '' then
+    return n.title
+  end
+  return type(n.type) == 'string' and n.type or '?'
+end
+
+--- The rows of `pi-lsp tree` (pi's `/tree`): pre-order, the branch holding the leaf first, linear
+--- runs flat, each branch under a `├─`/`└─` connector with `│` gutters; entries on a parent
+--- cycle (which no root reaches) last.
 ---@param tree table result of pi-lsp.tree
----@return {node: table, depth: integer, branch: boolean}[]
-function M.flatten(tree)
+---@return {node: table, text: string}[]
+function M.rows(tree)
   local by_id = {}
   for _, n in ipairs(tree.nodes or {}) do
     by_id[n.id] = n
   end
+  local function ordered(ids)
+    local active, rest = {}, {}
+    for _, id in ipairs(ids or {}) do
+      local n = by_id[id]
+      if n then
+        table.insert(n.onActivePath and active or rest, n)
+      end
+    end
+    return vim.list_extend(active, rest)
+  end
+  local function text(n, indent)
+    local label = type(n.labels) == 'table' and n.labels[1] or nil
+    return indent
+      .. (n.onActivePath and '• ' or '')
+      .. (label and ('[' .. label .. '] ') or '')
+      .. title_of(n)
+      .. (n.isLeaf and '  ← leaf' or '')
+  end
+  local roots = ordered(tree.roots)
+  local many = #roots > 1
+  local stack = {}
+  for i = #roots, 1, -1 do
+    stack[#stack + 1] =
+      { node = roots[i], indent = many and 1 or 0, branched = many, connector = false, last = i == #roots }
+  end
   local out, seen = {}, {}
-  local function chain(id, depth)
-    local stack = { { id = id, depth = depth, branch = false } }
-    while #stack > 0 do
-      local top = table.remove(stack)
-      local cur = by_id[top.id]
-      local d = top.depth
-      local first = top.branch
-      while cur and not seen[cur.id] do
-        seen[cur.id] = true
-        out[#out + 1] = { node = cur, depth = d, branch = first }
-        first = false
-        local kids = {}
-        for _, c in ipairs(cur.children or {}) do
-          if by_id[c] then
-            kids[#kids + 1] = c
-          end
-        end
-        if #kids == 1 then
-          cur = by_id[kids[1]]
-        else
-          for i = #kids, 1, -1 do
-            stack[#stack + 1] = { id = kids[i], depth = d + 1, branch = true }
-          end
-          cur = nil
-        end
+  while #stack > 0 do
+    local top = table.remove(stack)
+    local node = top.node
+    if not seen[node.id] then
+      seen[node.id] = true
+      local display = many and math.max(0, top.indent - 1) or top.indent
+      out[#out + 1] = { node = node, text = text(node, prefix(display, top.connector, top.last, top.gutter)) }
+      local kids = ordered(node.children)
+      local several = #kids > 1
+      local child_indent = (several or (top.branched and top.indent > 0)) and top.indent + 1 or top.indent
+      local gutter = top.gutter
+      if top.connector then
+        gutter = { position = math.max(0, display - 1), show = not top.last, outer = gutter }
+      end
+      for i = #kids, 1, -1 do
+        stack[#stack + 1] = {
+          node = kids[i],
+          indent = child_indent,
+          branched = several,
+          connector = several,
+          last = i == #kids,
+          gutter = gutter,
+        }
       end
     end
   end
-  local roots = tree.roots or {}
-  for _, r in ipairs(roots) do
-    chain(r, #roots > 1 and 1 or 0)
+  for _, n in ipairs(tree.nodes or {}) do
+    if not seen[n.id] then
+      out[#out + 1] = { node = n, text = '(in a parent cycle) ' .. title_of(n) }
+    end
   end
   return out
 end
 
-local function node_text(item)
-  local n = item.node
-  local parts = { string.rep('  ', item.depth) .. (item.branch and '├ ' or '') .. (n.title ~= '' and n.title or n.type) }
-  for _, l in ipairs(n.labels or {}) do
-    parts[#parts + 1] = '[' .. l .. ']'
+--- 'quickfixtextfunc' of the tree's location list: the line number, then the row as drawn (the
+--- default display would strip the row's leading indentation).
+---@param info {winid: integer, id: integer, start_idx: integer, end_idx: integer}
+---@return string[]
+function M.tree_lines(info)
+  local items = vim.fn.getloclist(info.winid, { id = info.id, items = 1 }).items
+  local width = 1
+  for _, it in ipairs(items) do
+    width = math.max(width, #tostring(it.lnum))
   end
-  if n.isLeaf then
-    parts[#parts + 1] = '(leaf)'
-  elseif n.onActivePath then
-    parts[#parts + 1] = '*'
+  local out = {}
+  for i = info.start_idx, info.end_idx do
+    out[#out + 1] = ('%' .. width .. 'd  %s'):format(items[i].lnum, items[i].text)
   end
-  return table.concat(parts, ' ')
+  return out
 end
 
---- :PiLspTree — the entry tree of the current session in the location list.
+--- :PiLspTree — the entry tree of the current session in the location list, drawn as
+--- `pi-lsp tree` draws it; <CR> on a row jumps to its line.
 function M.tree(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   execute(bufnr, 'pi-lsp.tree', { vim.uri_from_bufnr(bufnr) }, function(tree)
     local items = {}
-    for _, item in ipairs(M.flatten(tree or {})) do
-      items[#items + 1] = { bufnr = bufnr, lnum = item.node.line + 1, col = 1, text = node_text(item) }
+    for _, row in ipairs(M.rows(tree or {})) do
+      items[#items + 1] = { bufnr = bufnr, lnum = row.node.line + 1, col = 1, text = row.text }
     end
-    vim.fn.setloclist(0, {}, ' ', { title = 'pi session tree', items = items })
+    vim.fn.setloclist(0, {}, ' ', { title = 'pi session tree', items = items, quickfixtextfunc = M.tree_lines })
     vim.cmd.lopen()
   end)
 end
