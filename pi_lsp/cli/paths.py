@@ -4,16 +4,22 @@ A folder means every session file under it (:func:`pi_lsp.core.files.expand`); a
 does not exist but holds ``*``, ``?`` or ``[`` is a glob pattern (``**`` spans folders, ``~``
 is expanded), for shells that do not expand it or patterns quoted on purpose. What names
 nothing is reported, and the rest is still used.
+
+Output lines name files the way :class:`Shown` says: a file found below a folder given by an
+absolute path (pi's sessions folder by default) relative to the working directory when that
+folder is inside it (as ruff prints paths), else relative to that folder; anything given
+relative, and a file named directly, as given.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_lsp.core.files import expand
+from pi_lsp.core.files import expand, sessions_dir
 
 STDIN = "-"
 
@@ -58,4 +64,51 @@ def resolve(args: list[str]) -> Targets:
             out.empty.append(arg)
         for file in found:
             add(file)
+    return out
+
+
+class Shown:
+    """How output lines show the files found for PATH arguments (see the module docstring).
+
+    ``args`` are the PATHs given (none: pi's sessions folder). Only paths below a folder (or
+    a glob pattern's fixed leading folders) given as an absolute path are shortened.
+    """
+
+    def __init__(self, args: Sequence[str], cwd: Path | None = None) -> None:
+        here = cwd or Path.cwd()
+        self.bases: list[tuple[Path, Path]] = []  # (folder given, what paths below it are relative to)
+        for arg in args or [str(sessions_dir())]:
+            folder = _folder_of(arg)
+            if folder is not None:
+                self.bases.append((folder, here if folder.is_relative_to(here) else folder))
+        self.bases.sort(key=lambda b: len(b[0].parts), reverse=True)  # the deepest folder first
+
+    def __call__(self, path: str) -> str:
+        """``path`` as output lines show it."""
+        found = Path(path)
+        for folder, base in self.bases:
+            if found.is_relative_to(folder):
+                return str(found.relative_to(base))
+        return path
+
+
+def _folder_of(arg: str) -> Path | None:
+    """The absolute folder whose files a PATH argument names (None: a file, ``-``, relative)."""
+    path = Path(os.path.expanduser(arg))
+    if arg == STDIN or not path.is_absolute():
+        return None
+    if path.is_dir():
+        return path
+    if path.exists() or not glob.has_magic(arg):
+        return None
+    return Path(*_leading(path.parts))
+
+
+def _leading(parts: Sequence[str]) -> list[str]:
+    """The parts of a glob pattern before its first wildcard."""
+    out: list[str] = []
+    for part in parts:
+        if glob.has_magic(part):
+            break
+        out.append(part)
     return out

@@ -253,6 +253,8 @@ def test_file_json_series(tmp_path: Path) -> None:
         "forkedAtLine": 4,
         "forkedAtTurn": 1,
         "total": data["abandoned"],
+        "copies": 0,
+        "countedIn": [],
     }
     assert data["branchPoints"] == [{"line": 4, "branch": 0, "turn": 1, "children": 2}]
 
