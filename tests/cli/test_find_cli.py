@@ -46,19 +46,19 @@ def _find(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, l
 
 
 def test_by_id_and_id_prefix(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    one = folder / "p" / "one.jsonl"
+    one = Path("p", "one.jsonl")  # relative to the folder given
     assert _find(capsys, "A1B2C3D4", folder) == (0, [f"{one}:2: user: Fix the flaky Parser test"])
     status, lines = _find(capsys, "a1", folder)
     assert status == 0 and [line.split(": ")[0] for line in lines] == [f"{one}:2", f"{one}:3"]
 
 
 def test_by_label_name_and_words(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    one = folder / "p" / "one.jsonl"
+    one = Path("p", "one.jsonl")
     assert _find(capsys, "good", folder) == (0, [f"{one}:2: 🏷 good start · user: Fix the flaky Parser test"])
     assert _find(capsys, "old", folder) == (1, [])  # that label was cleared
     _, lines = _find(capsys, "parser", folder)
     # the session's name first, then user messages holding the word
-    assert [line.split(": ", 1)[0] for line in lines] == [f"{one}:5", f"{one}:2", f"{folder / 'q' / 'two.jsonl'}:2"]
+    assert [line.split(": ", 1)[0] for line in lines] == [f"{one}:5", f"{one}:2", f"{Path('q', 'two.jsonl')}:2"]
     assert _find(capsys, "flaky fix", folder)[1] == [f"{one}:2: user: Fix the flaky Parser test"]
     assert _find(capsys, "parser", folder, "--limit", "1")[1] == [f'{one}:5: session name: "Parser rewrite"']
 
@@ -76,7 +76,7 @@ def test_the_cache_follows_changes(folder: Path, capsys: pytest.CaptureFixture[s
     two = folder / "q" / "two.jsonl"
     with two.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(_entry("c0ffee00", "b0000001", message={"role": "user", "content": "later"})) + "\n")
-    assert _find(capsys, "c0ffee00", folder) == (0, [f"{two}:5: user: later"])
+    assert _find(capsys, "c0ffee00", folder) == (0, [f"{two.relative_to(folder)}:5: user: later"])
     (tmp_path / "cache.json").write_text("{not json", encoding="utf-8")  # a broken cache is ignored
     assert _find(capsys, "c0ffee00", folder)[0] == 0
 

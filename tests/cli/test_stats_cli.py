@@ -39,9 +39,10 @@ def test_default_is_pis_sessions_folder(
 def test_csv_rows_add_up(sessions: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats", str(sessions), "--format", "csv", "--by", "session"]) == 0
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines()]
-    assert rows[0] == ["session", *TOTAL_KEYS]
+    assert rows[0] == ["session", *TOTAL_KEYS, "copies", "copiesCost", "countedIn"]
     assert rows[-1][0] == "total" and len(rows) == 4
-    assert sum(float(r[-1]) for r in rows[1:-1]) == pytest.approx(float(rows[-1][-1]))
+    cost = rows[0].index("cost")
+    assert sum(float(r[cost]) for r in rows[1:-1]) == pytest.approx(float(rows[-1][cost]))
 
 
 @pytest.mark.parametrize(
