@@ -10,6 +10,8 @@ import pytest
 from pi_lsp.cli import main
 from pi_lsp.core.search import index_file, search
 
+from .cli_support import run_cli
+
 
 def _write(path: Path, entries: list[dict[str, object]]) -> Path:
     header = {"type": "session", "version": 3, "id": path.stem, "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"}
@@ -61,6 +63,17 @@ def test_by_label_name_and_words(folder: Path, capsys: pytest.CaptureFixture[str
     assert [line.split(": ", 1)[0] for line in lines] == [f"{one}:5", f"{one}:2", f"{Path('q', 'two.jsonl')}:2"]
     assert _find(capsys, "flaky fix", folder)[1] == [f"{one}:2: user: Fix the flaky Parser test"]
     assert _find(capsys, "parser", folder, "--limit", "1")[1] == [f'{one}:5: session name: "Parser rewrite"']
+
+
+def test_paths_are_relative_to_the_folder_given(folder: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    found = run_cli("find", "parser", folder, cwd=elsewhere)
+    assert [line.split(":")[0] for line in found.stdout.splitlines()] == ["p/one.jsonl", "p/one.jsonl", "q/two.jsonl"]
+    inside = run_cli("find", "docs", folder / "q", cwd=tmp_path)  # below the working directory
+    assert inside.stdout == "sessions/q/two.jsonl:2: user: parser docs please\n"
+    file = folder / "q" / "two.jsonl"
+    assert run_cli("find", "docs", file, cwd=elsewhere).stdout.startswith(f"{file}:2: ")  # as given
 
 
 def test_nothing_found_and_bad_input(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
