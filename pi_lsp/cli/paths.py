@@ -6,9 +6,9 @@ is expanded), for shells that do not expand it or patterns quoted on purpose. Wh
 nothing is reported, and the rest is still used.
 
 Output lines name files the way :class:`Shown` says: a file found below a folder given by an
-absolute path (pi's sessions folder by default) relative to the working directory when that
-folder is inside it (as ruff prints paths), else relative to that folder; anything given
-relative, and a file named directly, as given.
+absolute path (pi's sessions folder by default) relative to that folder, as ruff prints paths
+relative to the working directory; anything given relative, and a file named directly, as
+given.
 """
 
 from __future__ import annotations
@@ -74,21 +74,17 @@ class Shown:
     a glob pattern's fixed leading folders) given as an absolute path are shortened.
     """
 
-    def __init__(self, args: Sequence[str], cwd: Path | None = None) -> None:
-        here = cwd or Path.cwd()
-        self.bases: list[tuple[Path, Path]] = []  # (folder given, what paths below it are relative to)
-        for arg in args or [str(sessions_dir())]:
-            folder = _folder_of(arg)
-            if folder is not None:
-                self.bases.append((folder, here if folder.is_relative_to(here) else folder))
-        self.bases.sort(key=lambda b: len(b[0].parts), reverse=True)  # the deepest folder first
+    def __init__(self, args: Sequence[str]) -> None:
+        folders = (_folder_of(arg) for arg in args or [str(sessions_dir())])
+        # the deepest folder first: a file below two folders given is shown below the inner one
+        self.folders = sorted((f for f in folders if f is not None), key=lambda f: -len(f.parts))
 
     def __call__(self, path: str) -> str:
         """``path`` as output lines show it."""
         found = Path(path)
-        for folder, base in self.bases:
+        for folder in self.folders:
             if found.is_relative_to(folder):
-                return str(found.relative_to(base))
+                return str(found.relative_to(folder))
         return path
 
 

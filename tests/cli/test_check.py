@@ -470,8 +470,7 @@ def test_text_paths_are_relative_to_the_folder_given(
     elsewhere = tmp_path_factory.mktemp("elsewhere")  # a working directory not above tree_dir
     assert _shown(check(tree_dir, cwd=elsewhere)) == ["a/b/deep.jsonl", "c/v2.jsonl"]
     assert _shown(check(f"{tree_dir}/*/*.jsonl", cwd=elsewhere)) == ["c/v2.jsonl"]  # a pattern
-    # inside the working directory: relative to it, as ruff prints paths
-    assert _shown(check(tree_dir / "a", cwd=tree_dir)) == ["a/b/deep.jsonl"]
+    assert _shown(check(tree_dir / "a", cwd=tree_dir)) == ["b/deep.jsonl"]  # wherever one is
     assert _shown(check("c", cwd=tree_dir)) == ["c/v2.jsonl"]  # given relative: as given
     file = tree_dir / "c" / "v2.jsonl"
     assert _shown(check(file, cwd=elsewhere)) == [str(file)]  # a file named: as given
@@ -488,7 +487,7 @@ def test_text_paths_of_the_default_folder_are_relative_to_it(tmp_path: Path) -> 
     elsewhere.mkdir()
     env = env_without_pi(PI_CODING_AGENT_DIR=str(tmp_path / "agent"))
     assert _shown(check(env=env, cwd=elsewhere)) == ["--home-user-project--/s.jsonl"]
-    assert _shown(check(env=env, cwd=tmp_path)) == ["agent/sessions/--home-user-project--/s.jsonl"]
+    assert _shown(check(env=env, cwd=tmp_path / "agent")) == ["--home-user-project--/s.jsonl"]
 
 
 # ----------------------------------------------------------------------------- default directory

@@ -70,8 +70,10 @@ def test_paths_are_relative_to_the_folder_given(folder: Path, tmp_path: Path) ->
     elsewhere.mkdir()
     found = run_cli("find", "parser", folder, cwd=elsewhere)
     assert [line.split(":")[0] for line in found.stdout.splitlines()] == ["p/one.jsonl", "p/one.jsonl", "q/two.jsonl"]
-    inside = run_cli("find", "docs", folder / "q", cwd=tmp_path)  # below the working directory
-    assert inside.stdout == "sessions/q/two.jsonl:2: user: parser docs please\n"
+    inside = run_cli("find", "docs", folder / "q", cwd=folder)
+    assert inside.stdout == "two.jsonl:2: user: parser docs please\n"
+    relative = run_cli("find", "docs", "q", cwd=folder)  # given relative: as given
+    assert relative.stdout == "q/two.jsonl:2: user: parser docs please\n"
     file = folder / "q" / "two.jsonl"
     assert run_cli("find", "docs", file, cwd=elsewhere).stdout.startswith(f"{file}:2: ")  # as given
 
