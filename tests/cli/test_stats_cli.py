@@ -133,7 +133,7 @@ def forked(tmp_path: Path) -> Path:
 
 
 def test_a_forks_row_says_where_its_copies_are_counted(forked: Path, tmp_path: Path) -> None:
-    done = run_cli("stats", forked, "--by", "session", cwd=tmp_path)
+    done = run_cli("stats", "sessions", "--by", "session", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     fork_row = next(n for n, line in enumerate(lines) if line.startswith("sessions/--w--/fork.jsonl "))
