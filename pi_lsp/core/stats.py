@@ -63,7 +63,7 @@ _NO_CONTEXT_STOPS = ("aborted", "error")
 def money(value: float) -> float:
     """A cost (or a sum of costs) rounded to :data:`COST_DECIMALS` for output.
 
-    Costs are summed at full precision and rounded only here, so totals lose nothing.
+    Costs are summed unrounded and rounded only here, so no sum adds up rounding errors.
     """
     return round(value, COST_DECIMALS) + 0.0  # + 0.0: never print -0.0
 
