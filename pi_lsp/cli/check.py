@@ -33,7 +33,7 @@ from pi_lsp.lsp import wire
 
 from . import fix, sarif
 from .batch import add_file_arguments, in_process, named_or_default, run_all
-from .paths import STDIN, Targets, resolve
+from .paths import STDIN, Shown, Targets, resolve
 from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     status = 2 if problems else 0 if args.exit_zero or not found_errors else 1
     for problem in problems:
         print(f"pi-lsp check: {problem}", file=err)
-    written = _write(args, reports, problems, status)
+    written = _write(args, reports, problems, status, Shown(paths))
     if written is not None:
         return written
     if args.format == "text" and not args.quiet:
@@ -248,9 +248,16 @@ def _repair(args: argparse.Namespace, targets: Targets) -> int:
 
 
 def _write(
-    args: argparse.Namespace, reports: list[FileReport], problems: list[str], status: int
+    args: argparse.Namespace,
+    reports: list[FileReport],
+    problems: list[str],
+    status: int,
+    names: Shown,
 ) -> int | None:
-    """Print the report where asked; an exit status when the output file cannot be written."""
+    """Print the report where asked; an exit status when the output file cannot be written.
+
+    Text lines show paths as ``names`` says; JSON and SARIF keep them as found.
+    """
     try:
         out: TextIO = (
             args.output_file.open("w", encoding="utf-8", errors="backslashreplace", newline="")
@@ -277,7 +284,7 @@ def _write(
             log = sarif.sarif_log(files, problems, status, Path.cwd())
             out.write(dumps(log, indent=True) + "\n")
         else:
-            _print_text(good, out, Style(use_color(args.color, out)))
+            _print_text(good, out, Style(use_color(args.color, out)), names)
         out.flush()
     except BrokenPipeError:
         quiet_broken_pipe()  # `check | head`: the status still says what was found
@@ -306,9 +313,9 @@ def _check_all(
     return [results[path] for path, _ in work]
 
 
-def _print_text(reports: list[FileReport], out: TextIO, style: Style) -> None:
+def _print_text(reports: list[FileReport], out: TextIO, style: Style, names: Shown) -> None:
     for report in reports:
-        path = style(report.path, "bold")
+        path = style(names(report.path), "bold")
         for d in report.diagnostics:
             start = d["range"]["start"]
             severity = d["severity"]

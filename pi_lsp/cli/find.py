@@ -17,6 +17,7 @@ from pi_lsp.core.search import index_file, search
 from pi_lsp.core.search_cache import refresh
 
 from .batch import add_file_arguments, run_all, targets
+from .paths import Shown
 
 
 def add_parser(sub: Any) -> None:
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"pi-lsp find: {index.path}: cannot read", file=sys.stderr)
             status = 2
     matches = search(indexes, args.query, args.limit)
+    shown = Shown(args.paths)
     for m in matches:
-        sys.stdout.write(f"{m.path}:{m.line + 1}: {m.title}\n")
+        sys.stdout.write(f"{shown(m.path)}:{m.line + 1}: {m.title}\n")
     return status or (0 if matches else 1)

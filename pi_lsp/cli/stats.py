@@ -29,6 +29,7 @@ from pi_lsp.core.stats_report import (
 )
 
 from .batch import add_file_arguments, run_all, targets
+from .paths import Shown
 
 
 def add_parser(sub: Any) -> None:
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         sys.stdout.write(report_csv(report, args.by))
     else:
-        sys.stdout.write(report_text(report, args.by))
+        sys.stdout.write(report_text(report, args.by, Shown(args.paths)))
     status = 0
     for fs in counted:
         if fs.error is not None:

@@ -50,10 +50,22 @@ TOTAL_KEYS = (
 )
 """The keys of a totals object, as ``stats --format json`` prints them."""
 
+COST_DECIMALS = 6
+"""Decimals of the costs ``stats --format json|csv`` print: a millionth of a dollar, finer
+than pi's own display (``$0.123``) and free of float noise (``42.59590750000001``)."""
+
 SUMMARIES = "Tools/summaries"
 """pi's model key for usage that no model answered for (tool results, summaries)."""
 
 _NO_CONTEXT_STOPS = ("aborted", "error")
+
+
+def money(value: float) -> float:
+    """A cost (or a sum of costs) rounded to :data:`COST_DECIMALS` for output.
+
+    Costs are summed unrounded and rounded only here, so no sum adds up rounding errors.
+    """
+    return round(value, COST_DECIMALS) + 0.0  # + 0.0: never print -0.0
 
 
 def _num(value: Any) -> float:
@@ -218,7 +230,7 @@ class Totals:
             "output": _whole(u.output),
             "cacheRead": _whole(u.cache_read),
             "cacheWrite": _whole(u.cache_write),
-            "cost": u.cost,
+            "cost": money(u.cost),
         }
 
 

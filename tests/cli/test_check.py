@@ -458,6 +458,38 @@ def test_missing_path_message_names_it() -> None:
     assert "does-not-exist.jsonl" in proc.stderr
 
 
+def _shown(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    """The distinct paths of the text lines, in order."""
+    paths = [m["path"] for m in map(TEXT_LINE.match, proc.stdout.splitlines()) if m]
+    return list(dict.fromkeys(paths))
+
+
+def test_text_paths_are_relative_to_the_folder_given(
+    tree_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # a working directory not above tree_dir
+    assert _shown(check(tree_dir, cwd=elsewhere)) == ["a/b/deep.jsonl", "c/v2.jsonl"]
+    assert _shown(check(f"{tree_dir}/*/*.jsonl", cwd=elsewhere)) == ["c/v2.jsonl"]  # a pattern
+    assert _shown(check(tree_dir / "a", cwd=tree_dir)) == ["b/deep.jsonl"]  # wherever one is
+    assert _shown(check("c", cwd=tree_dir)) == ["c/v2.jsonl"]  # given relative: as given
+    file = tree_dir / "c" / "v2.jsonl"
+    assert _shown(check(file, cwd=elsewhere)) == [str(file)]  # a file named: as given
+    # JSON and SARIF keep what they document: the path found, a URI under %SRCROOT%
+    found = json.loads(check("--format", "json", tree_dir, cwd=elsewhere).stdout)["files"]
+    assert [f["path"] for f in found][-1] == str(file)
+
+
+def test_text_paths_of_the_default_folder_are_relative_to_it(tmp_path: Path) -> None:
+    sessions = tmp_path / "agent" / "sessions" / "--home-user-project--"
+    sessions.mkdir(parents=True)
+    shutil.copy(MANY, sessions / "s.jsonl")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = env_without_pi(PI_CODING_AGENT_DIR=str(tmp_path / "agent"))
+    assert _shown(check(env=env, cwd=elsewhere)) == ["--home-user-project--/s.jsonl"]
+    assert _shown(check(env=env, cwd=tmp_path / "agent")) == ["--home-user-project--/s.jsonl"]
+
+
 # ----------------------------------------------------------------------------- default directory
 
 

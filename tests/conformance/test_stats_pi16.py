@@ -17,7 +17,7 @@ import pytest
 from pi_install import PI_16, node_for
 
 from pi_lsp.cli import main
-from pi_lsp.core.stats import TOTAL_KEYS, read_file
+from pi_lsp.core.stats import TOTAL_KEYS, money, read_file
 from pi_lsp.core.stats_report import build, groups
 
 HELPER = Path(__file__).resolve().with_name("pi16_stats.mjs")
@@ -56,7 +56,7 @@ def _pi_total(stats: dict[str, Any]) -> dict[str, Any]:
         "output": tokens["output"],
         "cacheRead": tokens["cacheRead"],
         "cacheWrite": tokens["cacheWrite"],
-        "cost": stats["cost"],
+        "cost": money(stats["cost"]),  # printed to the millionth (pi's own sum may show float noise)
     }
 
 
@@ -99,6 +99,9 @@ def test_a_session_with_its_fork_and_clone_totals_the_session_alone(
         # every entry pi counts in a copy came from the session: named as a copy, not counted
         counted = len(read_file(copy).counted)
         assert counted > 0 and by_path[copy]["copies"] == counted
+        assert [(w["path"], w["entries"]) for w in by_path[copy]["countedIn"]] == [
+            (str(written["session"]), counted)
+        ]
         assert by_path[copy]["total"] == dict.fromkeys(TOTAL_KEYS, 0)
     # order does not matter: the older file keeps the entries
     reordered = _cli_json(capsys, written["clone"], written["fork"], written["session"])

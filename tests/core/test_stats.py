@@ -214,7 +214,7 @@ def test_text_and_csv(report: Any) -> None:
     total_row = next(line for line in text.splitlines() if line.startswith("total"))
     assert total_row.endswith(f"${report.total().usage.cost:,.4f}")
     rows = report_csv(report, "session").splitlines()
-    assert rows[0] == "session," + ",".join(TOTAL_KEYS)
+    assert rows[0] == "session," + ",".join(TOTAL_KEYS) + ",copies,copiesCost,countedIn"
     assert rows[-1].startswith("total,3,6,1,1,") and len(rows) == 4
 
 

@@ -128,6 +128,22 @@ def test_a_file_without_a_creation_time_keeps_no_copy(tmp_path: Path) -> None:
     assert [fr.copies for fr in report.files] == [3, 0]
 
 
+def test_copies_name_the_file_that_counts_them(tmp_path: Path) -> None:
+    """A fork of a fork: its copies are counted in two older files."""
+    entries = _session()[:3]  # $0.51
+    own = _msg("a9", "t1", _assistant("mine", _usage(1, 0, 2.0)), "2025-03-02T09:00:00.000Z")
+    first = _write(tmp_path / "first.jsonl", entries)
+    second = _write(tmp_path / "second.jsonl", [*entries, own], {**HEADER, "timestamp": "2025-03-02T00:00:00.000Z"})
+    third = _write(tmp_path / "third.jsonl", [*entries, own], {**HEADER, "timestamp": "2025-03-03T00:00:00.000Z"})
+    report = build([read_file(p) for p in (third, second, first)])
+    places = [[(c.path, c.entries, c.cost) for c in fr.counted_in()] for fr in report.files]
+    assert places == [[(first, 3, 0.51), (second, 1, 2.0)], [(first, 3, 0.51)], []]
+    assert [fr.copies for fr in report.files] == [4, 3, 0]
+    # within a date range, only the copies in it
+    ranged = build([read_file(third), read_file(first)], _stamp("2025-03-02T00:00:00+00:00"), None)
+    assert [fr.counted_in() for fr in ranged.files] == [[], []]
+
+
 # ----------------------------------------------------------------------- breakdowns
 
 
@@ -253,6 +269,8 @@ def test_file_json_series(tmp_path: Path) -> None:
         "forkedAtLine": 4,
         "forkedAtTurn": 1,
         "total": data["abandoned"],
+        "copies": 0,
+        "countedIn": [],
     }
     assert data["branchPoints"] == [{"line": 4, "branch": 0, "turn": 1, "children": 2}]
 

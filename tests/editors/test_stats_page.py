@@ -29,19 +29,60 @@ FLAGS = [
 ]
 
 
+def _page(tmp_path: Path, *sources: Path) -> Path:
+    """``pi-lsp stats SOURCES --html PAGE``."""
+    page = tmp_path / "stats.html"
+    subprocess.run(
+        [sys.executable, "-m", "pi_lsp", "stats", *map(str, sources), "--html", str(page)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return page
+
+
+def _dom(page: Path) -> str:
+    """The page's DOM once its script has run, in headless Chromium."""
+    profile = tempfile.mkdtemp(prefix="pi-lsp-chromium-")
+    try:
+        return subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_a_forks_cards_say_what_they_count(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed (bash .ci/editors.sh)")
+    source = FIXTURES / "pi-v3-branched.jsonl"
+    if not source.is_file():
+        pytest.skip("shared fixtures not found")
+    fork = tmp_path / "fork.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "pi_lsp", "fork", str(source), "--at-line", "20", "-o", str(fork)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    # the fork comes first: the page opens on it
+    text = re.sub(r"<[^>]+>", "|", _dom(_page(tmp_path, fork, source)))
+    assert "|cost (own entries)||$0.0000|" in text
+    assert "|assistant turns (own entries)||0|" in text
+    assert "|copied entries||16||counted in Session 5: test failing file — pi-v3-branched.jsonl|" in text
+    assert "16 copied entries ($0.0968) counted in Session 5: test failing file — pi-v3-branched.jsonl." in text
+
+
 def test_stats_page_renders_in_chromium(tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium not installed (bash .ci/editors.sh)")
     source = FIXTURES / "pi16-long.jsonl"
     if not source.is_file():
         pytest.skip("shared fixtures not found")
-    page = tmp_path / "stats.html"
-    subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "stats", str(source), "--html", str(page)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    page = _page(tmp_path, source)
     profile = tempfile.mkdtemp(prefix="pi-lsp-chromium-")
     try:
         dom = subprocess.run(

@@ -176,30 +176,54 @@ function chartOption(file, c) {
     };
 }
 
+function baseName(path) {
+    return path.split(/[\\/]/).pop();
+}
+
 function fileTitle(file) {
-    const base = file.path.split(/[\\/]/).pop();
+    const base = baseName(file.path);
     return file.name ? `${file.name} — ${base}` : base;
 }
 
-function renderFile(file, box, c) {
+// "152 copied entries ($0.1234) counted in <session>": the entries of a fork or clone that an
+// older file holds too, and counts (so that a session and its forks cost what was spent).
+function copiedText(where, titles) {
+    const entries = where.entries === 1 ? 'entry' : 'entries';
+    return `${int.format(where.entries)} copied ${entries} (${dollars(where.cost)}) counted in ${placeName(where, titles)}`;
+}
+
+function placeName(where, titles) {
+    return titles.get(where.path) ?? baseName(where.path);
+}
+
+function card(label, value, detail) {
+    return el('div', { class: 'card' }, el('span', {}, label), el('b', {}, value), ...(detail ? [el('span', {}, detail)] : []));
+}
+
+function renderFile(file, box, c, titles) {
     box.replaceChildren();
     if (file.error) {
         box.append(el('p', { class: 'note' }, `${file.path}: ${file.error}`));
         return;
     }
     const t = file.total;
+    // a fork's cards count only its own entries: say so, and where the copies are counted
+    const own = file.copies ? ' (own entries)' : '';
     const cards = el('div', { class: 'cards' },
-        el('div', { class: 'card' }, el('span', {}, 'cost'), el('b', {}, dollars(t.cost))),
-        el('div', { class: 'card' }, el('span', {}, 'active path'), el('b', {}, dollars(file.activePath.cost))),
-        el('div', { class: 'card' }, el('span', {}, 'abandoned branches'), el('b', {}, dollars(file.abandoned.cost))),
-        el('div', { class: 'card' }, el('span', {}, 'tokens'), el('b', {}, tokens(t.input + t.output + t.cacheRead + t.cacheWrite))),
-        el('div', { class: 'card' }, el('span', {}, 'assistant turns'), el('b', {}, int.format(t.assistantMessages))),
-        el('div', { class: 'card' }, el('span', {}, 'compactions'), el('b', {}, int.format(file.compactions.length))),
+        card(`cost${own}`, dollars(t.cost)),
+        card(`active path${own}`, dollars(file.activePath.cost)),
+        card(`abandoned branches${own}`, dollars(file.abandoned.cost)),
+        card(`tokens${own}`, tokens(t.input + t.output + t.cacheRead + t.cacheWrite)),
+        card(`assistant turns${own}`, int.format(t.assistantMessages)),
+        card('compactions', int.format(file.compactions.length)),
+        ...(file.copies ? [card('copied entries', int.format(file.copies), `counted in ${(file.countedIn ?? []).map((w) => placeName(w, titles)).join(', ')}`)] : []),
     );
     const chartBox = el('div', { class: 'chart', id: 'chart' });
     box.append(cards, chartBox);
     if (file.copies) {
-        box.append(el('p', { class: 'note' }, `${int.format(file.copies)} entries copied from an older session by /fork or /clone are counted there, not here.`));
+        box.append(el('p', { class: 'note' },
+            `${(file.countedIn ?? []).map((w) => copiedText(w, titles)).join('; ')}. `
+            + 'The cards count the entries this session added; the chart plots its whole active path, copied entries included.'));
     }
     const rows = file.branches.map((b) => [
         b.index === 0 ? 'active path' : `abandoned: line ${b.firstLine}${b.forkedAtLine ? ` (from line ${b.forkedAtLine})` : ' (a separate root)'}`,
@@ -222,6 +246,7 @@ function main() {
     const c = colors();
     const root = document.getElementById('app');
     const files = data.files.filter((f) => !f.error);
+    const titles = new Map(files.map((f) => [f.path, fileTitle(f)]));
     const box = el('section', { class: 'file' });
     if (!files.length) {
         root.append(el('p', { class: 'note' }, 'No pi session to show.'));
@@ -229,8 +254,8 @@ function main() {
         return;
     }
     if (files.length > 1) {
-        const pick = el('select', { id: 'session' }, ...files.map((f, n) => el('option', { value: String(n) }, `${fileTitle(f)} (${dollars(f.total.cost)})`)));
-        pick.addEventListener('change', () => renderFile(files[Number(pick.value)], box, c));
+        const pick = el('select', { id: 'session' }, ...files.map((f, n) => el('option', { value: String(n) }, `${fileTitle(f)} (${dollars(f.total.cost)}${f.copies ? ` + ${int.format(f.copies)} copied entries counted elsewhere` : ''})`)));
+        pick.addEventListener('change', () => renderFile(files[Number(pick.value)], box, c, titles));
         root.append(el('h2', {}, `${files.length} sessions · ${dollars(data.total.cost)}`), totalsTable([['total', data.total, 'active']], ''),
             el('h3', {}, 'Session'), pick);
     } else {
@@ -240,7 +265,7 @@ function main() {
     if (data.groups?.length) {
         root.append(el('h3', {}, `By ${data.by}`), totalsTable(data.groups.map((g) => [g.key, g]), data.by));
     }
-    renderFile(files[0], box, c);
+    renderFile(files[0], box, c, titles);
 }
 
 main();
