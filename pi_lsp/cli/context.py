@@ -23,6 +23,7 @@ from typing import Any
 from pi_lsp.core import context, migrate, sent
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis
@@ -66,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-lsp context: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(text, path=str(path))
-    if not migrate.pi_accepts(a):
-        print(f"pi-lsp context: {path}: pi refuses this file (no session header)", file=sys.stderr)
+    refused = analysis_refusal(a)
+    if refused is not None:
+        print(f"pi-lsp context: {path}: {refused.reason}", file=sys.stderr)
         return 1
     problem = _unknown_leaf(a, args.leaf, args.leaf_line)
     if problem is not None:

@@ -50,13 +50,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-lsp fork: {path}: {exc}", file=sys.stderr)
         return 1
     target = args.output if args.output is not None else Path(refactor.fork_path(str(path), result))
+    status = write_output("fork", target, encode(result.text))
+    if status == 0:
+        print(target)
+    return status
+
+
+def write_output(command: str, target: Path, data: bytes) -> int:
+    """Create ``target`` with ``data`` for ``pi-lsp COMMAND``, never replacing a file that
+    exists (the one refusal of ``fork`` and ``migrate -o``): 0 written, 2 not (said why)."""
     try:
-        write_new(target, encode(result.text))
+        write_new(target, data)
     except FileExistsError:
-        print(f"pi-lsp fork: {target} already exists; not overwriting it", file=sys.stderr)
+        print(f"pi-lsp {command}: {target} already exists; not overwriting it", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"pi-lsp fork: {target}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp {command}: {target}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(target)
     return 0
