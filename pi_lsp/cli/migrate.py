@@ -1,4 +1,4 @@
-"""``pi-lsp migrate FILE [-o OUT | --in-place] [--no-backup]``: migrate a session to v3.
+"""``pi-lsp migrate FILE [-o OUT [--force] | --in-place [--no-backup]]``: migrate to v3.
 
 The migration is pi's own (ids, parents, compaction targets, ``hookMessage`` → ``custom``,
 header version), applied as minimal edits: every other byte stays. A file in the second
@@ -6,8 +6,8 @@ documented dialect is converted to pi v3 instead (what cannot be carried over is
 on stderr). Without ``-o`` or ``--in-place`` the result goes to stdout. Writes are atomic;
 ``--in-place`` keeps the original as ``FILE.bak`` (unless ``--no-backup``) and refuses to
 overwrite a file that changed since it was read. ``-o OUT`` creates OUT and never replaces
-a file that exists (as ``fork -o``); ``-o FILE`` (FILE itself, by any path) is
-``--in-place``. Exit status: 0 done (or nothing to do), 1 pi would not migrate this file
+a file that exists, as ``fork -o`` (``--force``: replaces it, keeping it as ``OUT.bak``);
+``-o FILE`` (FILE itself, by any path) is ``--in-place``. Exit status: 0 done (or nothing to do), 1 pi would not migrate this file
 (the reason is ``check``'s PI100), 2 usage or I/O error.
 """
 
@@ -24,7 +24,7 @@ from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
 from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read
 
-from .fork import write_output
+from .fork import add_force, write_output
 
 
 def add_parser(sub: Any) -> None:
@@ -37,6 +37,7 @@ def add_parser(sub: Any) -> None:
     )
     where.add_argument("--in-place", action="store_true", help="replace FILE (keeps FILE.bak)")
     p.add_argument("--no-backup", action="store_true", help="with --in-place: keep no backup")
+    add_force(p)
     p.set_defaults(run=run)
 
 
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     in_place = args.in_place or (args.output is not None and _same_file(path, args.output))
     if args.no_backup and not in_place:
         print("pi-lsp migrate: --no-backup only applies with --in-place", file=sys.stderr)
+        return 2
+    if args.force and args.output is None:
+        print("pi-lsp migrate: --force only applies with -o", file=sys.stderr)
         return 2
     try:
         text, snapshot = read_snapshot(path)
@@ -98,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     if not in_place:
-        status = write_output("migrate", args.output, encode(result))
+        status = write_output("migrate", args.output, encode(result), args.force)
         if status == 0:
             print(f"pi-lsp migrate: {args.output}: {done}", file=sys.stderr)
         return status

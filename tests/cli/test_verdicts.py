@@ -69,11 +69,32 @@ def test_migrate_to_an_existing_file_refuses_as_fork_does(tmp_path: Path) -> Non
     out.write_text("mine\n", encoding="utf-8")
     run = run_cli("migrate", source, "-o", out)
     assert run.returncode == 2
-    assert run.stderr == f"pi-lsp migrate: {out} already exists; not overwriting it\n"
+    assert run.stderr.startswith(f"pi-lsp migrate: {out} already exists; not overwriting it")
     assert out.read_text(encoding="utf-8") == "mine\n"
     assert source.read_text(encoding="utf-8") == V1
     fork = run_cli("fork", doc_file(tmp_path), "--at", B, "-o", out)
     assert fork.stderr.replace("fork", "migrate") == run.stderr  # the one refusal
+
+
+@pytest.mark.parametrize("command", ["migrate", "fork"])
+def test_force_replaces_an_existing_output_and_keeps_it(tmp_path: Path, command: str) -> None:
+    source, out = tmp_path / "v1.jsonl", tmp_path / "out.jsonl"
+    source.write_text(V1, encoding="utf-8")
+    out.write_text("mine\n", encoding="utf-8")
+    args = [source] if command == "migrate" else [doc_file(tmp_path), "--at", B]
+    run = run_cli(command, *args, "-o", out, "--force")
+    assert run.returncode == 0, run.stderr
+    assert f"{out} replaced (backup: {out}.bak)" in run.stderr
+    assert (tmp_path / "out.jsonl.bak").read_text(encoding="utf-8") == "mine\n"
+    assert json.loads(out.read_text(encoding="utf-8").split("\n")[0])["version"] == 3
+
+
+def test_migrate_force_needs_an_output(tmp_path: Path) -> None:
+    source = tmp_path / "v1.jsonl"
+    source.write_text(V1, encoding="utf-8")
+    run = run_cli("migrate", source, "--force")
+    assert run.returncode == 2 and run.stderr == "pi-lsp migrate: --force only applies with -o\n"
+    assert run.stdout == ""
 
 
 @pytest.mark.parametrize("how", ["same path", "symlink"])
