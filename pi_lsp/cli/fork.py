@@ -1,4 +1,4 @@
-"""``pi-lsp fork FILE (--at ID | --at-line N) [-o OUT] [--force]``: pi's "fork to a new session".
+"""``pi-lsp fork FILE (--at ID | --at-line N) [-o OUT] [--force]``: pi's "fork" to a new file.
 
 Writes the root → entry path as a new v3 session (pi's ``createBranchedSession``: labels
 carried over, ``parentSession`` = FILE), next to FILE under pi's file naming unless

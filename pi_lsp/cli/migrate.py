@@ -7,8 +7,9 @@ on stderr). Without ``-o`` or ``--in-place`` the result goes to stdout. Writes a
 ``--in-place`` keeps the original as ``FILE.bak`` (unless ``--no-backup``) and refuses to
 overwrite a file that changed since it was read. ``-o OUT`` creates OUT and never replaces
 a file that exists, as ``fork -o`` (``--force``: replaces it, keeping it as ``OUT.bak``);
-``-o FILE`` (FILE itself, by any path) is ``--in-place``. Exit status: 0 done (or nothing to do), 1 pi would not migrate this file
-(the reason is ``check``'s PI100), 2 usage or I/O error.
+``-o FILE`` (FILE itself, by any path) is ``--in-place``. Exit status: 0 done (or nothing
+to do), 1 pi would not migrate this file (the reason is ``check``'s PI100), 2 usage or I/O
+error.
 """
 
 from __future__ import annotations

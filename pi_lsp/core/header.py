@@ -44,7 +44,7 @@ class Refusal(NamedTuple):
 
     kind: RefusalKind
     line: int | None
-    """The first line pi parses (None when none parses), or the first non-blank line."""
+    """The line it concerns: the first that parses, else the first not blank (None: none)."""
 
     @property
     def reason(self) -> str:
