@@ -7,9 +7,10 @@ with the (1-based) line of its entry; edited and dropped messages are marked, an
 what pi-ai's ``transformMessages`` changes: turns it does not send, and the synthetic
 "No result provided" results it adds (``+`` lines).
 ``--json`` prints ``{"leaf": {"line", "id"}, "messages": [{"role", "text", "line",
-"title", "edited"?, "dropped"?, "notSent"?}], "thinkingLevel", "model", "sent"}`` with
-0-based lines, the shape of the server's ``pi-lsp.context`` command (see
-:meth:`SessionContext.to_json`).
+"title", "edited"?, "dropped"?, "notSent"?}], "thinkingLevel", "model", "sent"}``, the
+shape of the server's ``pi-lsp.context`` command (see :meth:`SessionContext.to_json`),
+with 1-based lines as in the text output and ``--leaf-line`` (a JSON line fed back to
+``--leaf-line`` names the same entry; the server's command counts from 0, as LSP does).
 An id or line that names no entry is an error (exit 2), not the default leaf.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from pi_lsp.core import context, migrate, sent
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import read_snapshot
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis
@@ -66,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-lsp context: {cannot_read(path, exc)}", file=sys.stderr)
         return 2
     a = analyze(text, path=str(path))
-    if not migrate.pi_accepts(a):
-        print(f"pi-lsp context: {path}: pi refuses this file (no session header)", file=sys.stderr)
+    refused = analysis_refusal(a)
+    if refused is not None:
+        print(f"pi-lsp context: {path}: {refused.reason}", file=sys.stderr)
         return 1
     problem = _unknown_leaf(a, args.leaf, args.leaf_line)
     if problem is not None:
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        sys.stdout.write(dumps(ctx.to_json(), indent=True) + "\n")
+        sys.stdout.write(dumps(ctx.to_json(first_line=1), indent=True) + "\n")
         return 0
     out = sys.stdout
     leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"

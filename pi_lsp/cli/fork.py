@@ -1,8 +1,9 @@
-"""``pi-lsp fork FILE (--at ID | --at-line N) [-o OUT]``: pi's "fork to a new session".
+"""``pi-lsp fork FILE (--at ID | --at-line N) [-o OUT] [--force]``: pi's "fork" to a new file.
 
 Writes the root → entry path as a new v3 session (pi's ``createBranchedSession``: labels
 carried over, ``parentSession`` = FILE), next to FILE under pi's file naming unless
-``-o`` names the file. Never overwrites an existing file. Prints the new file's path.
+``-o`` names the file. Never overwrites an existing file (``--force``: replaces it, keeping
+it as ``OUT.bak``). Prints the new file's path.
 ``--at-line`` (1-based) names an entry of a v1 file, whose entries have no ids yet.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import encode, read_snapshot, write_new
+from pi_lsp.core.edits import encode, read_snapshot, write_atomic, write_new
 from pi_lsp.core.files import cannot_read
 
 
@@ -31,6 +32,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "-o", "--output", type=Path, metavar="OUT", help="the new file (default: beside FILE)"
     )
+    add_force(p)
     p.set_defaults(run=run)
 
 
@@ -50,13 +52,38 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-lsp fork: {path}: {exc}", file=sys.stderr)
         return 1
     target = args.output if args.output is not None else Path(refactor.fork_path(str(path), result))
+    status = write_output("fork", target, encode(result.text), args.force)
+    if status == 0:
+        print(target)
+    return status
+
+
+def add_force(p: argparse.ArgumentParser) -> None:
+    """The ``--force`` option of ``fork`` and ``migrate``, for :func:`write_output`."""
+    p.add_argument(
+        "--force", action="store_true", help="replace OUT if it exists (keeps it as OUT.bak)"
+    )
+
+
+def write_output(command: str, target: Path, data: bytes, force: bool = False) -> int:
+    """Create ``target`` with ``data`` for ``pi-lsp COMMAND``, never replacing a file that
+    exists (the one refusal of ``fork -o`` and ``migrate -o``) unless ``force``, which keeps
+    the file replaced as a backup: 0 written, 2 not (said why)."""
     try:
-        write_new(target, encode(result.text))
+        if force:
+            backup = write_atomic(target, data, backup=True)
+            if backup is not None:
+                print(f"pi-lsp {command}: {target} replaced (backup: {backup})", file=sys.stderr)
+        else:
+            write_new(target, data)
     except FileExistsError:
-        print(f"pi-lsp fork: {target} already exists; not overwriting it", file=sys.stderr)
+        print(
+            f"pi-lsp {command}: {target} already exists; not overwriting it (--force replaces "
+            "it, keeping a backup)",
+            file=sys.stderr,
+        )
         return 2
     except OSError as exc:
-        print(f"pi-lsp fork: {target}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pi-lsp {command}: {target}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(target)
     return 0

@@ -4,7 +4,9 @@ Totals are pi's own (``/session``), summed over every file given; an entry that 
 or ``/clone`` copied into another file counts once. ``--by`` breaks them down by model,
 local day, session file or branch (active path against abandoned branches); ``--html``
 writes one self-contained page with a chart per session. Many files are read in
-parallel, with a progress bar, like ``check``.
+parallel, with a progress bar, like ``check``. A file pi does not open as a session counts
+nothing and is named on stderr with the reason (``check``'s PI100); the exit status is then
+1 (2 when a file cannot be read).
 """
 
 from __future__ import annotations
@@ -86,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
     for fs in counted:
         if fs.error is not None:
             print(f"pi-lsp stats: {fs.path}: {fs.error}", file=sys.stderr)
-            if fs.error.startswith("cannot read"):
-                status = 2
+            # 2: cannot read it; 1: pi does not open it as a session (check's PI100)
+            status = max(status, 2 if fs.error.startswith("cannot read") else 1)
     if args.html is not None:
         try:
             new = not args.html.exists()

@@ -13,6 +13,9 @@ deep that their gutters would take more than half the row, the outer levels fold
 ``[+N]`` (N levels not drawn). ``--depth N`` leaves out entries nested more than N branch
 levels deep (one row says how many); ``--active`` shows only the active path. The work is
 linear in the number of entries, whatever the nesting.
+
+A file pi does not open as a session (empty, no header first, ...): the entries it has are
+still drawn, the reason (``check``'s PI100) goes to stderr and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, NamedTuple
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze, gc_paused
 from pi_lsp.core.describe import entry_title, object_title
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read, read_lines
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.treedata import visible_tree
@@ -227,12 +231,16 @@ def run(args: argparse.Namespace) -> int:
     # walk every parsed value for cycles it does not hold), ended once the analysis is freed
     with gc_paused():
         a = analyze(lines, path=str(path))
+        refused = analysis_refusal(a)  # the other dialect (book) has a tree of its own
+        reason = None if refused is None or refused.kind == "book" else refused.reason
         width = args.width if args.width is not None else output_width(sys.stdout)
         rows = render(a, width, args.depth, args.active)
         del a
+    if reason is not None:
+        print(f"pi-lsp tree: {path}: {reason}", file=sys.stderr)
     try:
         sys.stdout.write("".join(line + "\n" for line in rows))
         sys.stdout.flush()
     except BrokenPipeError:
         quiet_broken_pipe()
-    return 0
+    return 0 if reason is None else 1

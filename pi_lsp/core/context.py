@@ -105,14 +105,16 @@ class SessionContext:
     edits: dict[int, int] = field(default_factory=dict)
     cycle: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, first_line: int = 0) -> dict[str, Any]:
         """The shape of the ``pi-lsp.context`` command and ``pi-lsp context --json``.
 
         Per message: ``role`` (pi's role), ``text`` (what pi sends, ``""`` when nothing),
-        ``line`` (0-based, of the source entry) and a ``title``; ``edited`` names the line
+        ``line`` (of the source entry) and a ``title``; ``edited`` names the line
         of the context edit that replaced it, ``dropped`` says why ``convertToLlm`` leaves
         it out, ``notSent`` why pi-ai's ``transformMessages`` does. ``sent`` is what the
         provider receives (:func:`pi_lsp.core.sent.sent_json`: synthetic results marked).
+        Every line counts from ``first_line``: 0 for the server's command (LSP positions),
+        1 for the command line (what ``--leaf-line`` takes).
         """
         from .sent import NOT_SENT, request, sent_json  # sent builds on this module
 
@@ -124,22 +126,24 @@ class SessionContext:
             item: dict[str, Any] = {
                 "role": _plain(m.role),
                 "text": text or "",
-                "line": m.line,
+                "line": m.line + first_line,
                 "title": m.title,
             }
             if m.edited is not None:
-                item["edited"] = m.edited
+                item["edited"] = m.edited + first_line
             if text is None:
                 item["dropped"] = _dropped_reason(m.message)
             if m.role == "assistant" and m.line in unsent:
                 item["notSent"] = NOT_SENT
             messages.append(item)
         return {
-            "leaf": None if self.leaf is None else {"line": self.leaf, "id": _plain(self.leaf_id)},
+            "leaf": None
+            if self.leaf is None
+            else {"line": self.leaf + first_line, "id": _plain(self.leaf_id)},
             "messages": messages,
             "thinkingLevel": _plain(self.thinking_level),
             "model": None if self.model is None else {k: _plain(v) for k, v in self.model.items()},
-            "sent": sent_json(req),
+            "sent": sent_json(req, first_line),
         }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .files import session_id_in_name
 from .findings import Finding, Related, Severity, Span
-from .header import whole_number
+from .header import Refusal, no_bytes, refusal, whole_number
 from .jsonl import locate
 from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
@@ -180,58 +180,35 @@ def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
     return message + " (they are still in the file: splitting the line restores them)"
 
 
-_NO_HEADER = (
-    "pi 1.6 (since 0.80.3) leaves the session out of /resume and refuses to open the file (\"not "
-    "a valid pi session\"), leaving it untouched; pi 0.73 treated the file as empty and "
-    "overwrote it with a new session, losing everything"
-)
-"""What pi does with a non-empty file whose first parsed line is not a header with a string id."""
+def analysis_refusal(a: Analysis) -> Refusal | None:
+    """Why pi does not open the analysed file as a session (:func:`header.refusal`)."""
+    return refusal(a.infos, a.header_line, a.fmt, no_bytes(a.text.lines))
+
+
+def _refusal_span(a: Analysis, r: Refusal) -> Span:
+    """Where PI100 goes: the header's ``id`` (or ``type``), else the line pi stumbles on."""
+    hl = a.header_line
+    if r.kind == "no_id" and hl is not None:
+        return a.span_of(hl, ("id",)) if "id" in a.header else a.span_of(hl, ("type",))
+    if r.kind == "not_header" and r.line is not None:
+        return a.line_span(r.line)
+    line = r.line if r.line is not None else 0
+    return Span(line, 0, len(a.text.lines[line]))
 
 
 def header_findings(a: Analysis) -> list[Finding]:
     """Findings of the header: none, or misplaced (PI100); version and file name."""
     out: list[Finding] = []
-    lines = a.text.lines
-    first = next((i for i, info in enumerate(a.infos) if info.parsed), None)
-    if first is None:
-        if any(info.kind is not Kind.BLANK for info in a.infos):
-            line = next(i for i, info in enumerate(a.infos) if info.kind is not Kind.BLANK)
-            out.append(
-                Finding(
-                    "PI100",
-                    Severity.ERROR,
-                    Span(line, 0, len(lines[line])),
-                    f"no line of this file parses, so there is no session header; {_NO_HEADER}",
-                )
-            )
-        return out
-    if a.header_line != first:
-        out.append(
-            Finding(
-                "PI100",
-                Severity.ERROR,
-                a.line_span(first),
-                'the first line that parses is not a session header ({"type":"session",...}); '
-                + _NO_HEADER,
-            )
-        )
-        return out
-    header = a.header
+    r = analysis_refusal(a)
+    if r is not None and r.kind != "book":  # the other dialect: PI105 (book.py)
+        out.append(Finding("PI100", Severity.ERROR, _refusal_span(a, r), r.reason))
+        if r.kind != "no_id":
+            return out
     hl = a.header_line
-    assert hl is not None
-    if a.fmt == "pi" and not isinstance(header.get("id"), str):
-        out.append(
-            Finding(
-                "PI100",
-                Severity.ERROR,
-                a.span_of(hl, ("id",)) if "id" in header else a.span_of(hl, ("type",)),
-                f"the session header has no string 'id'; {_NO_HEADER}",
-            )
-        )
-    if a.fmt != "pi":
+    if a.fmt != "pi" or hl is None:
         return out
-    out += _version_findings(a, hl, header)
-    out += _file_name_finding(a, hl, header)
+    out += _version_findings(a, hl, a.header)
+    out += _file_name_finding(a, hl, a.header)
     return out
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .edits import TextEdit, apply_edits, fresh_id, js_stringify, remove_members, set_members
+from .file_findings import analysis_refusal
 from .jsonl import member_keys
 from .lines import Kind
 from .memo import per_analysis
@@ -73,12 +74,9 @@ def parsed_lines(a: Analysis) -> list[int]:
 
 def pi_accepts(a: Analysis) -> bool:
     """True when pi loads the file: its first parsed line is a ``session`` header with a
-    string ``id`` (otherwise pi's ``loadEntriesFromFile`` returns nothing)."""
-    parsed = parsed_lines(a)
-    if a.fmt != "pi" or not parsed or a.header_line != parsed[0]:
-        return False
-    header = a.header
-    return header.get("type") == "session" and isinstance(header.get("id"), str)
+    string ``id`` (otherwise pi's ``loadEntriesFromFile`` returns nothing); the reason
+    when it does not is :func:`pi_lsp.core.file_findings.analysis_refusal`."""
+    return analysis_refusal(a) is None
 
 
 def source_version(a: Analysis) -> int | None:

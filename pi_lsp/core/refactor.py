@@ -42,6 +42,7 @@ from .edits import (
     session_id,
     set_members,
 )
+from .file_findings import analysis_refusal
 from .lines import Kind
 from .migrate import UNDEFINED, js_truthy
 from .model import Analysis
@@ -190,10 +191,9 @@ def fork(
     ``source_path`` becomes the header's ``parentSession`` (absolute, as pi resolves it);
     without it the header has none, as for pi's in-memory sessions.
     """
-    if not migrate.pi_accepts(a):
-        raise RefactorError(
-            "pi refuses this file (its first line is not a session header): no session to fork"
-        )
+    refused = analysis_refusal(a)
+    if refused is not None:
+        raise RefactorError(refused.reason)
     b = _v3(a)
     target = line_of(b, at) if isinstance(at, str) else line_of(b, entry_id(b, at))
     path = b.tree.path_to(target)

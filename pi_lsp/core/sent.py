@@ -184,13 +184,15 @@ NOT_SENT = "pi-ai drops failed and aborted assistant turns from every request"
 """Why an assistant message of the context is not sent (``notSent`` in the context view)."""
 
 
-def sent_json(req: Request) -> list[dict[str, Any]]:
-    """The request as JSON: per message ``role``, ``line`` (None for a synthetic result),
-    ``toolCallIds`` (assistant) or ``toolCallId`` (tool result), ``synthetic``: true for
-    a result pi-ai added (the shape of the conformance oracle's ``sent``)."""
+def sent_json(req: Request, first_line: int = 0) -> list[dict[str, Any]]:
+    """The request as JSON: per message ``role``, ``line`` (counted from ``first_line``;
+    None for a synthetic result), ``toolCallIds`` (assistant) or ``toolCallId`` (tool
+    result), ``synthetic``: true for a result pi-ai added (the shape of the conformance
+    oracle's ``sent``)."""
     out = []
     for m in req.messages:
-        item: dict[str, Any] = {"role": m.role, "line": m.line}
+        line = None if m.line is None else m.line + first_line
+        item: dict[str, Any] = {"role": m.role, "line": line}
         if m.role == "toolResult":
             item["toolCallId"] = m.answers
         if m.role == "assistant":

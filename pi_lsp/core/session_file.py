@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_lines
-from .header import whole_number
+from .header import no_bytes, whole_number
 from .lines import Kind, LineInfo, is_blank, parse
 from .text import unpack
 from .tree import Tree, build_tree
@@ -19,18 +19,21 @@ from .tree import Tree, build_tree
 
 @dataclass(frozen=True, slots=True)
 class SessionFile:
-    """Parsed lines, the header's line (None: the first parsed line is no header) and tree."""
+    """Parsed lines, the header's line (None: the first parsed line is no header) and tree;
+    ``empty``: the file has no byte."""
 
     path: str
     infos: list[LineInfo]
     header_line: int | None
     fmt: str
     tree: Tree
+    empty: bool = False
 
 
 def load(path: str) -> SessionFile:
     """Read and parse ``path`` (OSError when it cannot be read)."""
     lines = list(read_lines(Path(path)).lines.iter_raw())  # stored items, decoded one by one
+    empty = no_bytes(lines)
     first = next((i for i, item in enumerate(lines) if not is_blank(unpack(item))), -1)
     last = next(
         (i for i in range(len(lines) - 1, -1, -1) if not is_blank(unpack(lines[i]))), -1
@@ -41,7 +44,7 @@ def load(path: str) -> SessionFile:
         lines[i] = ""  # the text is not needed once parsed: never hold both in full
     header_line = next((i for i, info in enumerate(infos) if info.parsed), None)
     if header_line is None or infos[header_line].kind is not Kind.HEADER:
-        return SessionFile(path, infos, None, "pi", build_tree(infos, "pi", 3))
+        return SessionFile(path, infos, None, "pi", build_tree(infos, "pi", 3), empty)
     header = infos[header_line].obj
     fmt = "book" if header.get("type") == "session_header" else "pi"
     version = whole_number(header.get("version", 1))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .header import whole_number
+from .header import no_bytes, refusal, whole_number
 from .lines import LineInfo
 from .memo import per_analysis
 from .model import Analysis
@@ -380,16 +380,23 @@ def _count(
 
 
 def from_lines(
-    path: str, infos: Sequence[LineInfo], tree: Tree, header_line: int | None, fmt: str = "pi"
+    path: str,
+    infos: Sequence[LineInfo],
+    tree: Tree,
+    header_line: int | None,
+    fmt: str = "pi",
+    empty: bool = False,
 ) -> FileStats:
-    """Count a parsed session: ``infos`` per line, the entry ``tree`` built from them."""
+    """Count a parsed session: ``infos`` per line, the entry ``tree`` built from them;
+    ``empty``: the file has no byte. A file pi does not open counts nothing, and its
+    ``error`` says why (:func:`pi_lsp.core.header.refusal`)."""
     out = FileStats(path)
-    first = next((i for i, info in enumerate(infos) if info.parsed), None)
-    header = infos[header_line].obj if header_line is not None else {}
-    if fmt != "pi" or first is None or first != header_line or not isinstance(header.get("id"), str):
-        # pi starts a new session instead (loadEntriesFromFile returns nothing)
-        out.error = "not a pi session: its first line is not a session header"
+    refused = refusal(infos, header_line, fmt, empty)
+    if refused is not None:
+        out.error = refused.reason
         return out
+    assert header_line is not None
+    header = infos[header_line].obj
     out.id = header["id"]
     out.version = whole_number(header.get("version", 1)) or 1
     parent = header.get("parentSession")
@@ -450,10 +457,12 @@ def read_file(path: str) -> FileStats:
         f = load(path)
     except OSError as exc:
         return FileStats(path, error=f"cannot read: {exc.strerror or exc}")
-    return from_lines(path, f.infos, f.tree, f.header_line, f.fmt)
+    return from_lines(path, f.infos, f.tree, f.header_line, f.fmt, f.empty)
 
 
 @per_analysis
 def analysis_stats(a: Analysis) -> FileStats:
     """The stats of an analysed document, counted as :func:`read_file` counts the file."""
-    return from_lines(a.path or "", a.infos, a.tree, a.header_line, a.fmt)
+    return from_lines(
+        a.path or "", a.infos, a.tree, a.header_line, a.fmt, no_bytes(a.text.lines)
+    )

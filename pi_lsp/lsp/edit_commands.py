@@ -37,6 +37,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pi_lsp.core import migrate, refactor
 from pi_lsp.core.context import session_context
 from pi_lsp.core.edits import FileChanged, TextEdit, apply_edits, encode, write_atomic, write_new
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.migrate import UNDEFINED
 from pi_lsp.core.model import Analysis
 
@@ -203,8 +204,9 @@ async def context_command(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
 
 
 def _context(a: Analysis, leaf: Any) -> dict[str, Any]:
-    if not migrate.pi_accepts(a):
-        raise JsonRpcInvalidParams("pi refuses this file (its first line is not a session header)")
+    refused = analysis_refusal(a)
+    if refused is not None:
+        raise JsonRpcInvalidParams(refused.reason)
     if isinstance(leaf, str):
         leaf = _entry(a, leaf)
         if isinstance(leaf, str) and leaf not in a.tree.ids:

@@ -192,16 +192,16 @@ def test_context_text_and_json(v3: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["context", str(v3), "--json", "--leaf", D]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [(m["role"], m["line"]) for m in data["messages"]] == [
-        ("user", 1),
-        ("assistant", 2),
-        ("user", 4),
+        ("user", 2),
+        ("assistant", 3),
+        ("user", 5),
     ]
     assert data["model"] == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
 
 
 def test_context_of_v1_and_v2(v1: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["context", str(v1), "--json", "--leaf-line", "3"]) == 0
-    assert [m["line"] for m in json.loads(capsys.readouterr().out)["messages"]] == [1, 2]
+    assert [m["line"] for m in json.loads(capsys.readouterr().out)["messages"]] == [2, 3]
     v2 = tmp_path / "v2.jsonl"
     v2.write_text(doc(header(2), user(A, None), hook(B, A)), encoding="utf-8")
     assert main(["context", str(v2), "--json"]) == 0

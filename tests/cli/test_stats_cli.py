@@ -65,9 +65,9 @@ def test_bad_input_is_exit_2(args: list[str], message: str, capsys: pytest.Captu
 def test_a_file_pi_would_not_load_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type":"message"}\n', encoding="utf-8")
-    assert main(["stats", str(bad)]) == 0
+    assert main(["stats", str(bad)]) == 1  # as context, migrate, tree and fork (issue 43)
     captured = capsys.readouterr()
-    assert f"{bad}: not a pi session" in captured.err
+    assert f"{bad}: the first line that parses is not a session header" in captured.err
     assert "0 sessions" in captured.out
 
 

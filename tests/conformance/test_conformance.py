@@ -163,8 +163,14 @@ def _leaves(a: Analysis) -> list[str]:
 
 
 def our_context(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> dict[str, Any]:
+    """``pi-lsp context --json``, its lines (1-based, as ``--leaf-line`` takes them) counted
+    from 0 as the oracle counts them."""
     assert main(["context", str(path), "--json", *extra]) == 0
     result: dict[str, Any] = json.loads(capsys.readouterr().out)
+    for item in [result["leaf"] or {}, *result["messages"], *result["sent"]]:
+        for key in ("line", "edited"):
+            if item.get(key) is not None:
+                item[key] -= 1
     return result
 
 

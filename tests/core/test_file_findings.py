@@ -208,7 +208,20 @@ def test_pi100_when_no_line_parses() -> None:
     assert span(f) == (2, 0, len("{oops"))
     assert f.message.startswith("no line of this file parses, so there is no session header; ")
     assert "pi 1.6 (since 0.80.3) leaves the session out of /resume" in f.message
-    assert analyze("\n\n").findings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [("", "the file is empty, so there is no session header; ", "(pi 1.6 and 0.73 alike)"),
+     ("\n  \n", "the file holds only blank lines, so there is no session header; ",
+      "pi 0.73 overwrote it with a new session")],
+)
+def test_pi100_on_a_file_without_a_line_of_text(text: str, start: str, end: str) -> None:
+    # pi leaves both out of /resume: an empty file is no clean session (issue 43, item 4)
+    a = analyze(text)
+    f = one(a, "PI100")
+    assert [g.code for g in a.findings] == ["PI100"] and span(f) == (0, 0, len(text.split("\n")[0]))
+    assert f.message.startswith(start) and f.message.endswith(end) and "/resume" in f.message
 
 
 def test_pi100_when_the_first_line_that_parses_is_no_header() -> None:

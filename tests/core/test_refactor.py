@@ -304,8 +304,8 @@ def test_file_name_replaces_colons_and_dots() -> None:
 
 
 def test_fork_refuses_a_file_pi_does_not_load() -> None:
-    message = "pi refuses this file (its first line is not a session header): no session to fork"
-    with pytest.raises(refactor.RefactorError, match=f"^{re.escape(message)}$"):
+    message = "the first line that parses is not a session header"
+    with pytest.raises(refactor.RefactorError, match=f"^{re.escape(message)} "):
         refactor.fork(analyze(doc(user(A, None), header())), A, None)
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.stats import TOTAL_KEYS, read_file, totals
 from pi_lsp.core.stats_report import (
     build,
@@ -182,7 +184,8 @@ def test_not_a_pi_session(tmp_path: Path, text: str) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text(text, encoding="utf-8")
     fs = read_file(str(path))
-    assert fs.error is not None and fs.error.startswith("not a pi session") and not fs.counted
+    refused = analysis_refusal(analyze(text))  # the one verdict: check's PI100 says the same
+    assert refused is not None and fs.error == refused.reason and not fs.counted
 
 
 def test_unreadable(tmp_path: Path) -> None:

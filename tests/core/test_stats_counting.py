@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.stats import read_file, totals
 from pi_lsp.core.stats_report import build, file_json, groups
 
@@ -162,7 +164,8 @@ def test_first_line_must_be_a_pi_header(tmp_path: Path, first: str) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text(first + "\n" + json.dumps(HEADER) + "\n", encoding="utf-8")
     fs = read_file(str(path))
-    assert fs.error is not None and fs.error.startswith("not a pi session")
+    refused = analysis_refusal(analyze(path.read_text(encoding="utf-8")))
+    assert refused is not None and fs.error == refused.reason
 
 
 def test_unreadable_names_the_file_and_the_reason(tmp_path: Path) -> None:

@@ -85,9 +85,8 @@ def disagreements(text: str, verdict: Verdict) -> list[str]:
                 f"line {line}: pi {'keeps' if v == 'valid' else 'skips'} it, pi-lsp reports PI001/PI002: {shown!r}"
             )
     refused = any(f.code == "PI100" for f in a.findings)
-    blank = not verdict.verdicts or set(verdict.verdicts.values()) == {"blank"}
-    # (an empty or blank file is left alone: pi starts a new session there; not a finding)
-    if a.fmt == "pi" and refused == verdict.accepts and not blank:
+    # an empty or blank file too: pi leaves it out of /resume (and opens no session from it)
+    if a.fmt == "pi" and refused == verdict.accepts:
         out.append(
             f"pi {'accepts' if verdict.accepts else 'refuses'} the file, PI100 reported: {refused}"
         )
