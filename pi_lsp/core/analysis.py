@@ -578,6 +578,8 @@ def _kept_line_findings(
     old_leaf = _lone_leaf(previous.tree, a.version)
     if old_leaf is not None and old_leaf >= old_end:
         old_leaf += delta
+    elif old_leaf is not None and old_leaf >= head:
+        old_leaf = None  # a line of the region: found afresh with it
     redo = {line for line in (old_leaf, lone_leaf) if line is not None and not head <= line < end}
     out = []
     for f in previous.line_findings:

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import pi_lsp.core.files as files_module
@@ -170,6 +170,13 @@ def scenario(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario())
+@example(  # the old lone leaf sat in a region that shrank: it was checked past the last line
+    (
+        TEXTS[2],
+        "utf-16",
+        [((1, 0, 3, 1, ""), False), ((3, 0, 3, 0, "\u2029\x85"), True), ((1, 0, 3, 0, ""), False)],
+    )
+)
 def test_edits_match_a_fresh_analysis(
     case: tuple[str, Encoding, list[tuple[tuple[int, int, int, int, str], bool]]],
 ) -> None:
