@@ -398,16 +398,16 @@ def test_the_book_dialect_is_not_repaired_and_says_why() -> None:
 # ------------------------------------------------------------------------ the rounds
 
 
-def test_fixes_on_other_lines_share_a_round_with_lines_as_before_it() -> None:
-    # the answers to line 2's calls are inserted before line 4, whose re-parenting is in
-    # the same round: its line is reported as it was before the round (not 6)
+def test_the_tree_is_mended_in_a_round_before_the_doctor_pairs_calls_on_it() -> None:
+    # line 4's re-parenting (PI400) is due before the answers to line 2's calls (PI421):
+    # the answers are inserted in the next round, against the mended tree
     label = entry("label", E, C, targetId=B, label="x")
     custom = entry("custom_message", C, B, customType="r", content="x", display=True)
     text = doc(
         header(), user(A, None), assistant(B, A, calls=("t1", "t2")), custom, user(D, "x"), label
     )
     r = repaired(text)
-    assert [(x.line, x.code) for x in r.actions] == [(2, "PI421"), (4, "PI400")]
+    assert [(x.line, x.code) for x in r.actions] == [(4, "PI400"), (2, "PI421")]
     out = objs(r.text)
     assert [o["id"] for o in out][5:] == [C, D, E] and out[6]["parentId"] == C
 
