@@ -701,18 +701,44 @@ def _fix_edit(a: Analysis, f: Finding) -> list[Fix]:
 
 def _fix_unanswered(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
+    if f.related:  # the result is in the file, on another branch
+        return _fix_branch_result(a, f)
     calls = doctor.tool_calls(a, line)
-    if doctor.answer_calls(a, line, taken_ids(a)) is None:
+    keep = frozenset(
+        g.data["toolCallId"]
+        for g in a.findings
+        if g.code == f.code and g.span.line == line and g.related and g.data
+    )
+    if doctor.answer_calls(a, line, taken_ids(a), keep) is None:
         return []
     what = "call" if len(calls) == 1 else "unanswered calls of this turn"
     return [
         Fix(
             f'Answer the {what} with the result pi would send ("No result provided")',
             f.code,
-            lambda: doctor.answer_calls(a, line, taken_ids(a)) or [],
+            lambda: doctor.answer_calls(a, line, taken_ids(a), keep) or [],
             preferred=True,
             safe=True,
             key="answer-calls",
+        )
+    ]
+
+
+def _fix_branch_result(a: Analysis, f: Finding) -> list[Fix]:
+    """Bring the result of a PI421 call back from another branch (its line is related)."""
+    result = f.related[0].span.line
+    follower = doctor.result_follower(a, f.span.line, result)
+    if follower is None:
+        return []
+    return [
+        Fix(
+            f"Re-parent {_line_no(follower)} to the toolResult on {_line_no(result)}, so pi "
+            "sends the real result (nothing is deleted)",
+            f.code,
+            lambda: doctor.set_parent(a, follower, result),
+            preferred=True,
+            safe=True,
+            key="reparent-to-result",
         )
     ]
 
