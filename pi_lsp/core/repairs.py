@@ -554,18 +554,16 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
     refs = [(n, key) for n in range(line + 1, until) for key in _id_refs(a.infos[n].obj, ident)]
     start, end = f.span.start, f.span.end
 
-    own = [key for key in _id_refs(a.infos[line].obj, ident) if key != "parentId"]
-
     def rename(move: bool) -> list[TextEdit]:
         new = js_stringify(fresh_id(taken_ids(a)))
         edits = [TextEdit.replace(line, start, end, new)]
-        if own:  # a retain-none compaction names itself
-            edits.extend(set_members(a.lines[line], line, [(key, new) for key in own]))
+        edits.extend(_own_refs(a, line, ident, new))
         if move:
             for n, key in refs:
                 edits.extend(set_members(a.lines[n], n, [(key, new)]))
         return edits
 
+    moved = {n for n, _ in refs}
     out = []
     if refs:
         out.append(
@@ -576,7 +574,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
                 lambda: rename(True),
                 preferred=True,
                 key="fresh-id-and-references",
-                safe=True,
+                safe=not _reroutes_resumed(a, ident, line, moved),
             )
         )
     out.append(
@@ -586,10 +584,62 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
             lambda: rename(False),
             preferred=not refs,
             key="fresh-id",
-            safe=not refs,
+            safe=not refs and not _reroutes_resumed(a, ident, line, set()),
         )
     )
+    if not any(fix.safe for fix in out):
+        out.append(_fix_shadowed_copies(a, f, ident))
     return out
+
+
+def _own_refs(a: Analysis, line: int, ident: str, new: str) -> list[TextEdit]:
+    """Edits making the references of the entry on ``line`` to itself (a retain-none
+    compaction names itself as its first kept entry) follow its new id ``new``."""
+    own = [key for key in _id_refs(a.infos[line].obj, ident) if key != "parentId"]
+    return set_members(a.lines[line], line, [(key, new) for key in own]) if own else []
+
+
+def _reroutes_resumed(a: Analysis, ident: str, renamed: int, moved: set[int]) -> bool:
+    """True when renaming the entry on ``renamed`` (and re-pointing the references on
+    ``moved`` to it) makes a reference on the path pi resumes sends another entry than pi
+    reads now (pi's index keeps the last entry of an id); never on a path round a cycle,
+    where pi sends nothing."""
+    tree = a.tree
+    if any(n in tree.cycle for n in tree.active):
+        return False
+    if tree.ids.get(ident) != renamed:  # the references pi follows reach a later entry
+        return bool(moved & tree.active_set)
+    return any(
+        n not in moved and n != renamed and _id_refs(a.infos[n].obj, ident)
+        for n in tree.active
+    )
+
+
+def _fix_shadowed_copies(a: Analysis, f: Finding, ident: str) -> Fix:
+    """Fresh ids for the entries of ``ident`` that pi's index does not keep: every link
+    keeps reaching the entry it reaches in pi."""
+    kept = a.tree.ids[ident]
+    copies = [n for n in a.tree.entries if n != kept and a.infos[n].obj.get("id") == ident]
+
+    def rename() -> list[TextEdit]:
+        taken = taken_ids(a)
+        edits: list[TextEdit] = []
+        for n in copies:
+            new = js_stringify(fresh_id(taken))
+            start, end = locate(a.lines[n], ("id",)).value
+            edits.append(TextEdit.replace(n, start, end, new))
+            edits.extend(_own_refs(a, n, ident, new))
+        return edits
+
+    where = ", ".join(_line_no(n) for n in copies)
+    return Fix(
+        f"Give the entries pi's index does not keep ({where}) fresh ids (every link keeps "
+        f"reaching {_line_no(kept)}, as pi reads it)",
+        f.code,
+        rename,
+        key="fresh-ids-of-shadowed",
+        safe=True,
+    )
 
 
 def _id_refs(obj: dict[str, Any], ident: str) -> list[str]:
