@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import doctor, migrate
@@ -508,7 +508,41 @@ def _fix_dangling(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
     tree = a.tree
     prev = _previous_entry(a, line, lambda p: line not in tree.path_to(p))
-    return _reparent_fixes(a, f, line, prev)
+    out = _reparent_fixes(a, f, line, prev)
+    shadowed = _shadowed_previous(a, line, prev)
+    return out if shadowed is None else [shadowed, *(replace(fix, preferred=False) for fix in out)]
+
+
+def _shadowed_previous(a: Analysis, line: int, prev: int | None) -> Fix | None:
+    """Re-parenting ``line`` to the entry right before it (after ``prev``, the nearest its
+    id names) when one later entry shadows that id: that entry is renumbered by its own
+    PI401 fix in the same edit, so the id names the previous entry again."""
+    p = next((n for n in range(line - 1, -1, -1) if a.infos[n].kind is Kind.ENTRY), None)
+    if p is None or p == prev or line in a.tree.path_to(p):
+        return None
+    ident = a.infos[p].obj.get("id")
+    if not isinstance(ident, str):
+        return None
+    copies = [n for n in a.tree.entries if a.infos[n].obj.get("id") == ident]
+    shadow = a.tree.ids[ident]  # the last entry with the id (``p`` has it)
+    finding = next((g for g in a.findings if g.code == "PI401" and g.span.line == shadow), None)
+    if copies != [p, shadow] or finding is None:
+        return None
+    renumber = next(
+        (g for g in fixes_for(a, finding) if g.key in ("fresh-id-and-references", "fresh-id")),
+        None,
+    )
+    if renumber is None:
+        return None
+    return Fix(
+        f"Re-parent to the previous entry ({_line_no(p)}), giving {_line_no(shadow)}, which "
+        "takes its id, a fresh id",
+        "PI400",
+        lambda: [*renumber.edits(), *doctor.set_parent(a, line, p)],
+        preferred=True,
+        key="reparent-renumbering",
+        safe=renumber.safe,
+    )
 
 
 def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> list[Fix]:

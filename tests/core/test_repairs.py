@@ -656,11 +656,17 @@ def test_missing_id_parent_is_the_entry_before_not_after() -> None:
 
 def test_reparent_skips_an_entry_whose_id_a_later_duplicate_takes() -> None:
     """pi resolves a duplicated id to its last entry: a link written with line 2's id
-    would point at line 5, so the previous entry that can be named is line 1."""
+    would point at line 5, so the previous entry that can be named is line 1; or, first
+    (issue 43), line 2 itself once line 5 is renumbered in the same edit."""
     text = doc(header(), user(A, None), user(B, A), user(C, "ghost123"), user(B, A, "dup"))
-    assert offered(text, "PI400", 3)[0] == "Re-parent to the previous entry (line 2)"
-    _, b = apply_fix(text, "PI400", 3, "previous", replaced={3})
+    assert offered(text, "PI400", 3)[:2] == [
+        "Re-parent to the previous entry (line 3), giving line 5, which takes its id, a fresh id",
+        "Re-parent to the previous entry (line 2)",
+    ]
+    _, b = apply_fix(text, "PI400", 3, "previous entry (line 2)", replaced={3})
     assert b.tree.parent[3] == 1
+    _, b = apply_fix(text, "PI400", 3, "giving line 5", replaced={3, 4})
+    assert b.tree.parent[3] == 2 and b.infos[4].obj["id"] != B
 
 
 def test_a_tool_call_block_outside_an_assistant_turn_answers_nothing() -> None:
