@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import book, context, context_edits, pairing
 from .findings import Finding, Related, Severity
 from .lines import Kind
-from .sent import entry_calls, request, synthetic_calls
+from .sent import entry_calls, synthetic_calls
 from .tree import Tree
 from .tree import extend as extend_tree
 
@@ -630,20 +630,24 @@ def _check_unanswered(
 ) -> None:
     """PI421 on the calls of the active path that no result answers after them: those of
     the last turn, and any that pi-ai answers with "No result provided" in the request
-    for the resumed leaf (``paired.resumed``) while their result is on another branch."""
+    for the resumed leaf (``paired``'s) while their result is on another branch."""
     tree = a.tree
     active = tree.active_set
     last_turn = _last_conversational(a)
-    synthetic = synthetic_calls(request(paired.resumed)) if paired is not None else set()
+    synthetic = synthetic_calls(pairing.resumed_request(paired)) if paired is not None else set()
+    turns = {turn for turn, _ in synthetic}
     for line in tree.active:
-        if _abandoned(a.infos[line].obj):
-            continue
+        if (line < last_turn and line not in turns) or _abandoned(a.infos[line].obj):
+            continue  # answered, or pi does not send the calls
         for block, ref in entry_calls(a.infos[line].obj):
-            below = [r for r in results.get(ref, ()) if _answers_site(tree, calls.get(ref, ()), line, r)]
+            if line < last_turn and (line, ref) not in synthetic:
+                continue
+            sites = calls.get(ref, ())
+            below = [r for r in results.get(ref, ()) if _answers_site(tree, sites, line, r)]
             if any(r in active for r in below):
                 continue
             away = [r for r in below if r not in active]
-            if line < last_turn and not (away and (line, ref) in synthetic):
+            if line < last_turn and not away:
                 continue
             out.append(_unanswered(a, line, block, ref, away[0] if away else None))
 
