@@ -57,12 +57,10 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"PI400", "PI402"}),
     frozenset({"PI421", "PI423", "PI424", "PI425"}),
 )
-"""The codes whose safe quick fix ``check --fix`` applies, in the order their fixes are
-due: a fix of a later stage waits until no fix of an earlier one is left (a parent is
-chosen by an id that a renumbering may free; calls pair with results on the mended tree)."""
-
-SAFE_CODES = frozenset().union(*STAGES)
-"""Codes whose safe quick fix ``check --fix`` applies."""
+"""The codes whose safe quick fix ``check --fix`` applies (no other), in the order their
+fixes are due: a fix of a later stage waits until no fix of an earlier one is left (a
+parent is chosen by an id that a renumbering may free; calls pair with results on the
+mended tree)."""
 
 _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$")
 _FOLDER = re.compile(r"^--(.*)--$")
