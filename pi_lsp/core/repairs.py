@@ -524,9 +524,9 @@ def _shadowed_previous(a: Analysis, line: int, prev: int | None) -> Fix | None:
     if not isinstance(ident, str):
         return None
     copies = [n for n in a.tree.entries if a.infos[n].obj.get("id") == ident]
-    shadow = a.tree.ids[ident]  # the last entry with the id (``p`` has it)
+    shadow = a.tree.ids.get(ident)  # the last entry with the id
     finding = next((g for g in a.findings if g.code == "PI401" and g.span.line == shadow), None)
-    if copies != [p, shadow] or finding is None:
+    if shadow is None or copies != [p, shadow] or finding is None:
         return None
     renumber = next(
         (g for g in fixes_for(a, finding) if g.key in ("fresh-id-and-references", "fresh-id")),
