@@ -10,9 +10,13 @@ header is rebuilt as pi writes it (``type``, ``version``, ``id``, ``timestamp``,
 ``cwd``) from the file name ``<timestamp>_<session id>.jsonl``, what is left of the old
 header, and the sessions folder ``--<cwd>--``. With ``migrate`` the session is then
 migrated as pi migrates it. Then the safe quick fixes (:attr:`repairs.Fix.safe`) are
-applied round by round, the ones that do not touch the same lines together, until none
-is left: duplicate ids, dangling parents, cycles (broken at the link that names a later
-line), a cut-off last line, and the session doctor's repairs (:mod:`pi_lsp.core.doctor`).
+applied round by round, each round against the analysis of the text the round before
+left, until none is left: a cut-off last line, duplicate ids, dangling parents, cycles
+(broken at the link that names a later line), and the session doctor's repairs
+(:mod:`pi_lsp.core.doctor`). A round applies the fixes of one stage only (:data:`STAGES`),
+the earliest with a fix due, and of those the ones that do not touch the same lines: ids
+are renumbered before a parent is chosen by its id, and the tree is whole before the
+doctor pairs calls and results on it, so each fix sees what the fixes it builds on did.
 
 Nothing but a torn fragment is deleted: :class:`RepairError` is raised, and nothing
 should be written, when the repaired text holds fewer entries than the original.
@@ -48,8 +52,15 @@ MAX_ROUNDS = 64
 BLOCK_TYPES = frozenset({"text", "image", "thinking", "toolCall"})
 """Content block types: an object of one of these is never an entry."""
 
-SAFE_CODES = frozenset({"PI002", "PI400", "PI401", "PI402", "PI421", "PI423", "PI424", "PI425"})
-"""Codes whose safe quick fix ``check --fix`` applies."""
+STAGES: tuple[frozenset[str], ...] = (
+    frozenset({"PI002", "PI401"}),
+    frozenset({"PI400", "PI402"}),
+    frozenset({"PI421", "PI423", "PI424", "PI425"}),
+)
+"""The codes whose safe quick fix ``check --fix`` applies (no other), in the order their
+fixes are due: a fix of a later stage waits until no fix of an earlier one is left (a
+parent is chosen by an id that a renumbering may free; calls pair with results on the
+mended tree)."""
 
 _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$")
 _FOLDER = re.compile(r"^--(.*)--$")
@@ -135,11 +146,20 @@ def _touched(edits: list[TextEdit]) -> set[int]:
 
 
 def _safe_fixes(a: Analysis) -> Step:
-    """One round: the first safe fix of each finding, none touching another's lines."""
+    """One round: the fixes of the earliest stage (:data:`STAGES`) that has any."""
+    for codes in STAGES:
+        out = _stage_fixes(a, codes)
+        if out:
+            return out
+    return []
+
+
+def _stage_fixes(a: Analysis, codes: frozenset[str]) -> Step:
+    """The first safe fix of each finding of ``codes``, none touching another's lines."""
     out: Step = []
     busy: set[int] = set()
     for finding in a.findings:
-        if finding.code not in SAFE_CODES or not _due(a, finding):
+        if finding.code not in codes or not _due(a, finding):
             continue
         fix = next((f for f in repairs.fixes_for(a, finding) if f.safe), None)
         if fix is None:

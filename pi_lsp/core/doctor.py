@@ -18,6 +18,9 @@ repair does not apply here; :mod:`pi_lsp.core.repairs` offers them as quick fixe
 - :func:`narrow_edit`: a context edit on an assistant turn keeps its tool calls.
 - :func:`answer_calls`: each unanswered call of a turn gets the result pi-ai would send
   for it (``"No result provided"``, ``isError: true``), written into the session.
+- :func:`result_follower`: a call whose result is in the file but on another branch gets
+  it back: the entry that follows the result's parent on the active path is re-parented
+  to the result.
 """
 
 from __future__ import annotations
@@ -265,9 +268,12 @@ def narrow_edit(a: Analysis, edit: int) -> list[TextEdit] | None:
 # -- dangling calls: the result pi-ai would send ---------------------------------------------
 
 
-def answer_calls(a: Analysis, line: int, taken: set[str]) -> list[TextEdit] | None:
+def answer_calls(
+    a: Analysis, line: int, taken: set[str], keep: frozenset[str] = frozenset()
+) -> list[TextEdit] | None:
     """Edits answering every call of the assistant turn on ``line`` that has no result on
-    the active path with pi-ai's synthetic result; None when every call is answered.
+    the active path with pi-ai's synthetic result, but the calls in ``keep`` (whose real
+    result is on another branch); None when every call is answered.
 
     The results go right after the turn's last result (or the turn, or the entries pi
     does not send that follow it), before the next message pi sends; the entry that
@@ -282,10 +288,10 @@ def answer_calls(a: Analysis, line: int, taken: set[str]) -> list[TextEdit] | No
         obj = a.infos[e].obj
         if _role(a, e) == "toolResult":
             answered.add(message_of(obj).get("toolCallId"))
-        elif _role(a, e) == "assistant" or sends_as_user(obj) or obj.get("type") == "compaction":
+        elif _ends_results(a, e):
             break
         anchor = e
-    missing = [c for c in tool_calls(a, line) if c["id"] not in answered]
+    missing = [c for c in tool_calls(a, line) if c["id"] not in answered and c["id"] not in keep]
     if not missing or not _named(a, anchor):
         return None
     parent = a.tree.id_of[anchor]
@@ -316,3 +322,33 @@ def answer_calls(a: Analysis, line: int, taken: set[str]) -> list[TextEdit] | No
         _insert_after(a, anchor, texts),
         *set_members(a.lines[follower], follower, [("parentId", js_stringify(parent))]),
     ]
+
+
+def _ends_results(a: Analysis, line: int) -> bool:
+    """True when pi sends the entry on ``line`` as a message that closes a turn's results
+    (an assistant or user message, or a compaction's summary)."""
+    obj = a.infos[line].obj
+    return _role(a, line) == "assistant" or sends_as_user(obj) or obj.get("type") == "compaction"
+
+
+# -- a result on another branch: bring it back ------------------------------------------------
+
+
+def result_follower(a: Analysis, call: int, result: int) -> int | None:
+    """The entry of the active path to re-parent to ``result``, the toolResult of a call of
+    the turn on ``call`` that lies on another branch, so that pi sends it with the turn's
+    results; None unless that is safe: the result's parent is on the active path, at or
+    after the call and before the next message pi sends there, the result is named by its
+    id, and it was written before the entry that will follow it."""
+    tree = a.tree
+    parent = tree.parent.get(result)
+    if parent is None or parent not in tree.active_set or call not in tree.active_set:
+        return None
+    path = tree.active
+    start, end = path.index(call), path.index(parent)
+    if end < start or end + 1 >= len(path) or not _named(a, result):
+        return None
+    if any(_ends_results(a, e) for e in path[start + 1 : end + 1]):
+        return None  # the result would come after a message that closes the turn's results
+    follower = path[end + 1]
+    return follower if result < follower else None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import book, context, context_edits, pairing
 from .findings import Finding, Related, Severity
 from .lines import Kind
-from .sent import entry_calls
+from .sent import entry_calls, synthetic_calls
 from .tree import Tree
 from .tree import extend as extend_tree
 
@@ -67,8 +67,8 @@ def check(a: Analysis) -> tuple[list[Finding], LinkState | None]:
     _index_tools(a, a.tree.entries, calls, results)
     _check_tools(a, out, calls, results)
     settled = list(out)
-    _check_unanswered(a, out, results)
-    paired, state = pairing.check(a, {(f.span.line, f.code) for f in out})
+    paired, state = pairing.check(a, {(f.span.line, f.code) for f in out})  # PI421: no matter
+    _check_unanswered(a, out, calls, results, state)
     if a.version != 3 or any(f.code == "PI300" for f in settled):
         return out + paired, None
     return out + paired, LinkState(dangling, calls, results, comps, settled, state)
@@ -135,12 +135,12 @@ def extend(a: Analysis, previous: Analysis, lines: list[int]) -> tuple[list[Find
             _check_duplicate_of(a, out, calls, ref, line, results[ref])
     settled += out
     out = list(settled)
-    _check_unanswered(a, out, results)
     reported = {(f.span.line, f.code) for f in out}
     paired: list[Finding] = []
     state = None
     if old.pairing is not None:
         paired, state = pairing.extend(a, reported, old.pairing, lines)
+    _check_unanswered(a, out, calls, results, state)
     return out + paired, LinkState(dangling, calls, results, comps, settled, state)
 
 
@@ -621,31 +621,71 @@ def _duplicate_result(a: Analysis, ref: str, line: int, earlier: int) -> Finding
     )
 
 
-def _check_unanswered(a: Analysis, out: list[Finding], results: dict[str, list[int]]) -> None:
-    """PI421 on the calls of the active path's last turn that no result answers after them."""
+def _check_unanswered(
+    a: Analysis,
+    out: list[Finding],
+    calls: dict[str, list[tuple[int, int]]],
+    results: dict[str, list[int]],
+    paired: pairing.State | None,
+) -> None:
+    """PI421 on the calls of the active path that no result answers after them: those of
+    the last turn, and any that pi-ai answers with "No result provided" in the request
+    for the resumed leaf (``paired``'s) while their result is on another branch."""
     tree = a.tree
     active = tree.active_set
     last_turn = _last_conversational(a)
+    synthetic = synthetic_calls(pairing.resumed_request(paired)) if paired is not None else set()
+    turns = {turn for turn, _ in synthetic}
     for line in tree.active:
-        if line < last_turn or _abandoned(a.infos[line].obj):
-            continue
+        if (line < last_turn and line not in turns) or _abandoned(a.infos[line].obj):
+            continue  # answered, or pi does not send the calls
         for block, ref in entry_calls(a.infos[line].obj):
-            if any(
-                r in active and r != line and tree.is_ancestor(line, r)
-                for r in results.get(ref, ())
-            ):
+            if line < last_turn and (line, ref) not in synthetic:
                 continue
-            out.append(
-                Finding(
-                    "PI421",
-                    Severity.WARNING,
-                    a.span_of(line, ("message", "content", block, "id")),
-                    f"toolCall '{ref}' on the active path has no toolResult after it: the session "
-                    "ends while the tool was running (pi was stopped); on resume pi sends the "
-                    "model a synthetic 'No result provided' result instead",
-                    data={"toolCallId": ref},
-                )
-            )
+            sites = calls.get(ref, ())
+            below = [r for r in results.get(ref, ()) if _answers_site(tree, sites, line, r)]
+            if any(r in active for r in below):
+                continue
+            away = [r for r in below if r not in active]
+            if line < last_turn and not away:
+                continue
+            out.append(_unanswered(a, line, block, ref, away[0] if away else None))
+
+
+def _answers_site(tree: Tree, sites: Sequence[tuple[int, int]], line: int, result: int) -> bool:
+    """True when the call on ``line`` is the nearest of the call ``sites`` of one id above
+    the result on ``result`` (a call id used again below it takes the results after it)."""
+    if result == line or not tree.is_ancestor(line, result):
+        return False
+    return not any(
+        c != line and tree.is_ancestor(line, c) and tree.is_ancestor(c, result) for c, _ in sites
+    )
+
+
+def _unanswered(a: Analysis, line: int, block: int, ref: str, away: int | None) -> Finding:
+    """PI421 on the call ``ref`` (content ``block`` of ``line``); ``away``: the line of its
+    result on another branch (None: no result in the file)."""
+    span = a.span_of(line, ("message", "content", block, "id"))
+    if away is None:
+        return Finding(
+            "PI421",
+            Severity.WARNING,
+            span,
+            f"toolCall '{ref}' on the active path has no toolResult after it: the session "
+            "ends while the tool was running (pi was stopped); on resume pi sends the "
+            "model a synthetic 'No result provided' result instead",
+            data={"toolCallId": ref},
+        )
+    return Finding(
+        "PI421",
+        Severity.WARNING,
+        span,
+        f"toolCall '{ref}' on the active path has no toolResult after it: its result (line "
+        f"{away + 1}) is on another branch, so pi-ai sends the model a synthetic 'No result "
+        "provided' error result instead",
+        (Related(a.span_of(away, ("message", "toolCallId")), "the toolResult, on another branch"),),
+        data={"toolCallId": ref},
+    )
 
 
 def _last_conversational(a: Analysis) -> int:

@@ -346,6 +346,15 @@ class State:
     candidates: list[Candidate]
     judged: dict[int, tuple[int, Finding | None]]
     resumed: context.SessionContext
+    sent: Request | None = None
+
+
+def resumed_request(state: State) -> Request:
+    """The request built from ``state.resumed`` (once per state; empty on a cycle, where
+    pi hangs)."""
+    if state.sent is None:
+        state.sent = Request() if state.resumed.cycle else request(state.resumed)
+    return state.sent
 
 
 class Candidate(NamedTuple):
@@ -417,12 +426,14 @@ def _causes(
     ctx: context.SessionContext,
     values: dict[int, Any],
     reported: set[tuple[int, str]] | frozenset[tuple[int, str]],
+    sent: Request | None = None,
 ) -> list[Cause]:
-    """The cause of each tool result that breaks the request built from ``ctx``, but those
-    that another code already reports (``reported``, see :data:`COVERED`)."""
+    """The cause of each tool result that breaks the request built from ``ctx`` (``sent``
+    when it is built already), but those that another code already reports (``reported``,
+    see :data:`COVERED`)."""
     if ctx.cycle:
         return []
-    causes = causes_of(ctx, request(ctx), values)
+    causes = causes_of(ctx, sent if sent is not None else request(ctx), values)
     return [
         c for c in causes if c.line >= 0 and (c.line, COVERED.get(c.kind)) not in reported
     ]
@@ -444,7 +455,7 @@ def _select(
 ) -> list[Finding]:
     """The findings of ``state``: the resumed request, edits off its path, the candidates."""
     out: dict[tuple[int, str], Finding] = {}
-    for cause in _causes(state.resumed, state.values, reported):
+    for cause in _causes(state.resumed, state.values, reported, resumed_request(state)):
         out.setdefault((cause.line, "PI423"), _pi423(a, cause, True))
     blamed = {line for line, _ in out}
     budget = EDIT_BUDGET

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import doctor, migrate
@@ -508,7 +508,41 @@ def _fix_dangling(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
     tree = a.tree
     prev = _previous_entry(a, line, lambda p: line not in tree.path_to(p))
-    return _reparent_fixes(a, f, line, prev)
+    out = _reparent_fixes(a, f, line, prev)
+    shadowed = _shadowed_previous(a, line, prev)
+    return out if shadowed is None else [shadowed, *(replace(fix, preferred=False) for fix in out)]
+
+
+def _shadowed_previous(a: Analysis, line: int, prev: int | None) -> Fix | None:
+    """Re-parenting ``line`` to the entry right before it (after ``prev``, the nearest its
+    id names) when one later entry shadows that id: that entry is renumbered by its own
+    PI401 fix in the same edit, so the id names the previous entry again."""
+    p = next((n for n in range(line - 1, -1, -1) if a.infos[n].kind is Kind.ENTRY), None)
+    if p is None or p == prev or line in a.tree.path_to(p):
+        return None
+    ident = a.infos[p].obj.get("id")
+    if not isinstance(ident, str):
+        return None
+    copies = [n for n in a.tree.entries if a.infos[n].obj.get("id") == ident]
+    shadow = a.tree.ids.get(ident)  # the last entry with the id
+    finding = next((g for g in a.findings if g.code == "PI401" and g.span.line == shadow), None)
+    if shadow is None or copies != [p, shadow] or finding is None:
+        return None
+    renumber = next(
+        (g for g in fixes_for(a, finding) if g.key in ("fresh-id-and-references", "fresh-id")),
+        None,
+    )
+    if renumber is None:
+        return None
+    return Fix(
+        f"Re-parent to the previous entry ({_line_no(p)}), giving {_line_no(shadow)}, which "
+        "takes its id, a fresh id",
+        "PI400",
+        lambda: [*renumber.edits(), *doctor.set_parent(a, line, p)],
+        preferred=True,
+        key="reparent-renumbering",
+        safe=renumber.safe,
+    )
 
 
 def _reparent_fixes(a: Analysis, f: Finding, line: int, prev: int | None) -> list[Fix]:
@@ -554,18 +588,16 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
     refs = [(n, key) for n in range(line + 1, until) for key in _id_refs(a.infos[n].obj, ident)]
     start, end = f.span.start, f.span.end
 
-    own = [key for key in _id_refs(a.infos[line].obj, ident) if key != "parentId"]
-
     def rename(move: bool) -> list[TextEdit]:
         new = js_stringify(fresh_id(taken_ids(a)))
         edits = [TextEdit.replace(line, start, end, new)]
-        if own:  # a retain-none compaction names itself
-            edits.extend(set_members(a.lines[line], line, [(key, new) for key in own]))
+        edits.extend(_own_refs(a, line, ident, new))
         if move:
             for n, key in refs:
                 edits.extend(set_members(a.lines[n], n, [(key, new)]))
         return edits
 
+    moved = {n for n, _ in refs}
     out = []
     if refs:
         out.append(
@@ -576,7 +608,7 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
                 lambda: rename(True),
                 preferred=True,
                 key="fresh-id-and-references",
-                safe=True,
+                safe=not _reroutes_resumed(a, ident, line, moved),
             )
         )
     out.append(
@@ -586,10 +618,62 @@ def _fix_duplicate_id(a: Analysis, f: Finding) -> list[Fix]:
             lambda: rename(False),
             preferred=not refs,
             key="fresh-id",
-            safe=not refs,
+            safe=not refs and not _reroutes_resumed(a, ident, line, set()),
         )
     )
+    if not any(fix.safe for fix in out):
+        out.append(_fix_shadowed_copies(a, f, ident))
     return out
+
+
+def _own_refs(a: Analysis, line: int, ident: str, new: str) -> list[TextEdit]:
+    """Edits making the references of the entry on ``line`` to itself (a retain-none
+    compaction names itself as its first kept entry) follow its new id ``new``."""
+    own = [key for key in _id_refs(a.infos[line].obj, ident) if key != "parentId"]
+    return set_members(a.lines[line], line, [(key, new) for key in own]) if own else []
+
+
+def _reroutes_resumed(a: Analysis, ident: str, renamed: int, moved: set[int]) -> bool:
+    """True when renaming the entry on ``renamed`` (and re-pointing the references on
+    ``moved`` to it) makes a reference on the path pi resumes sends another entry than pi
+    reads now (pi's index keeps the last entry of an id); never on a path round a cycle,
+    where pi sends nothing."""
+    tree = a.tree
+    if any(n in tree.cycle for n in tree.active):
+        return False
+    if tree.ids.get(ident) != renamed:  # the references pi follows reach a later entry
+        return bool(moved & tree.active_set)
+    return any(
+        n not in moved and n != renamed and _id_refs(a.infos[n].obj, ident)
+        for n in tree.active
+    )
+
+
+def _fix_shadowed_copies(a: Analysis, f: Finding, ident: str) -> Fix:
+    """Fresh ids for the entries of ``ident`` that pi's index does not keep: every link
+    keeps reaching the entry it reaches in pi."""
+    kept = a.tree.ids[ident]
+    copies = [n for n in a.tree.entries if n != kept and a.infos[n].obj.get("id") == ident]
+
+    def rename() -> list[TextEdit]:
+        taken = taken_ids(a)
+        edits: list[TextEdit] = []
+        for n in copies:
+            new = js_stringify(fresh_id(taken))
+            start, end = locate(a.lines[n], ("id",)).value
+            edits.append(TextEdit.replace(n, start, end, new))
+            edits.extend(_own_refs(a, n, ident, new))
+        return edits
+
+    where = ", ".join(_line_no(n) for n in copies)
+    return Fix(
+        f"Give the entries pi's index does not keep ({where}) fresh ids (every link keeps "
+        f"reaching {_line_no(kept)}, as pi reads it)",
+        f.code,
+        rename,
+        key="fresh-ids-of-shadowed",
+        safe=True,
+    )
 
 
 def _id_refs(obj: dict[str, Any], ident: str) -> list[str]:
@@ -701,18 +785,44 @@ def _fix_edit(a: Analysis, f: Finding) -> list[Fix]:
 
 def _fix_unanswered(a: Analysis, f: Finding) -> list[Fix]:
     line = f.span.line
+    if f.related:  # the result is in the file, on another branch
+        return _fix_branch_result(a, f)
     calls = doctor.tool_calls(a, line)
-    if doctor.answer_calls(a, line, taken_ids(a)) is None:
+    keep = frozenset(
+        g.data["toolCallId"]
+        for g in a.findings
+        if g.code == f.code and g.span.line == line and g.related and g.data
+    )
+    if doctor.answer_calls(a, line, taken_ids(a), keep) is None:
         return []
     what = "call" if len(calls) == 1 else "unanswered calls of this turn"
     return [
         Fix(
             f'Answer the {what} with the result pi would send ("No result provided")',
             f.code,
-            lambda: doctor.answer_calls(a, line, taken_ids(a)) or [],
+            lambda: doctor.answer_calls(a, line, taken_ids(a), keep) or [],
             preferred=True,
             safe=True,
             key="answer-calls",
+        )
+    ]
+
+
+def _fix_branch_result(a: Analysis, f: Finding) -> list[Fix]:
+    """Bring the result of a PI421 call back from another branch (its line is related)."""
+    result = f.related[0].span.line
+    follower = doctor.result_follower(a, f.span.line, result)
+    if follower is None:
+        return []
+    return [
+        Fix(
+            f"Re-parent {_line_no(follower)} to the toolResult on {_line_no(result)}, so pi "
+            "sends the real result (nothing is deleted)",
+            f.code,
+            lambda: doctor.set_parent(a, follower, result),
+            preferred=True,
+            safe=True,
+            key="reparent-to-result",
         )
     ]
 

@@ -214,3 +214,16 @@ def synthetic_after(req: Request) -> dict[int | None, list[str | None]]:
         else:
             last = m.line
     return out
+
+
+def synthetic_calls(req: Request) -> set[tuple[int | None, str | None]]:
+    """``(line of the assistant turn, call id)`` of each call pi-ai answers with a
+    synthetic result in ``req``."""
+    out: set[tuple[int | None, str | None]] = set()
+    turn: int | None = None
+    for m in req.messages:
+        if m.role == "assistant":
+            turn = m.line
+        elif m.synthetic:
+            out.add((turn, m.answers))
+    return out

@@ -12,6 +12,8 @@ import pytest
 from pi_lsp.cli import main
 from pi_lsp.core import autofix
 
+from .cli_support import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "tests" / "data" / "broken"
 COMPACTION = BROKEN / "pi423-compaction-keeps-orphan-result.jsonl"
@@ -159,3 +161,26 @@ def test_diff_into_a_closed_pipe_keeps_the_exit_status(tmp_path: Path) -> None:
     assert proc.wait(timeout=120) == 1
     assert first.startswith(b"--- ")
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+EXAMPLE = ROOT / "examples" / "broken-session.jsonl"
+
+
+def test_the_readme_example_keeps_its_tool_result_on_the_path(tmp_path: Path) -> None:
+    """Issue 43: the duplicate id is renumbered before the dangling parent is re-pointed,
+    so the user message follows the result of ``toolu_01`` (line 5), not its call."""
+    target = tmp_path / EXAMPLE.name
+    shutil.copyfile(EXAMPLE, target)
+    fixed = run_cli("check", "--fix", target)
+    assert "Traceback" not in fixed.stderr
+    assert f"{target}:6: fixed PI400: Re-parent to the previous entry (line 5)" in fixed.stderr
+    text = target.read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in text.split("\n") if line]  # U+2028 stays inside
+    assert lines[5]["parentId"] == lines[4]["id"] == "d4e5f6a7"
+    assert lines[6]["id"] != "d4e5f6a7" and lines[7]["parentId"] == lines[6]["id"]
+    shown = run_cli("context", "--json", target)
+    sent = json.loads(shown.stdout)["sent"]
+    assert {"role": "toolResult", "line": 4, "toolCallId": "toolu_01"} in sent
+    assert not any(m.get("synthetic") for m in sent)
+    tree = run_cli("tree", target).stdout.splitlines()
+    assert all("•" in line for line in tree[1:])  # every entry on the path of the leaf

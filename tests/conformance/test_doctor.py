@@ -248,3 +248,20 @@ def test_pi_v3_long_resumes_after_check_fix(
     assert [e["id"] for e in after["entries"]] == [e["id"] for e in before["entries"]]
     ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
     assert ours == after["sent"]
+
+
+def test_the_readme_example_sends_its_tool_result_after_check_fix(
+    any_pi_oracle: Oracle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: after the repair pi sends the real result of ``toolu_01`` (line 5), not
+    pi-ai's "No result provided", and pi-lsp's view of the request is pi's."""
+    path = tmp_path / "broken-session.jsonl"
+    shutil.copyfile(Path(__file__).resolve().parents[2] / "examples" / path.name, path)
+    assert main(["check", "--fix", str(path)]) == 1  # PI201 and PI420 are left
+    capsys.readouterr()
+    after = any_pi_oracle(["load", path])
+    assert "error" not in after
+    assert {"role": "toolResult", "line": 4, "toolCallId": "toolu_01"} in after["sent"]
+    assert not any(m.get("synthetic") for m in after["sent"])
+    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    assert ours == after["sent"]

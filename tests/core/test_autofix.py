@@ -398,16 +398,16 @@ def test_the_book_dialect_is_not_repaired_and_says_why() -> None:
 # ------------------------------------------------------------------------ the rounds
 
 
-def test_fixes_on_other_lines_share_a_round_with_lines_as_before_it() -> None:
-    # the answers to line 2's calls are inserted before line 4, whose re-parenting is in
-    # the same round: its line is reported as it was before the round (not 6)
+def test_the_tree_is_mended_in_a_round_before_the_doctor_pairs_calls_on_it() -> None:
+    # line 4's re-parenting (PI400) is due before the answers to line 2's calls (PI421):
+    # the answers are inserted in the next round, against the mended tree
     label = entry("label", E, C, targetId=B, label="x")
     custom = entry("custom_message", C, B, customType="r", content="x", display=True)
     text = doc(
         header(), user(A, None), assistant(B, A, calls=("t1", "t2")), custom, user(D, "x"), label
     )
     r = repaired(text)
-    assert [(x.line, x.code) for x in r.actions] == [(2, "PI421"), (4, "PI400")]
+    assert [(x.line, x.code) for x in r.actions] == [(4, "PI400"), (2, "PI421")]
     out = objs(r.text)
     assert [o["id"] for o in out][5:] == [C, D, E] and out[6]["parentId"] == C
 
@@ -625,3 +625,24 @@ def test_a_fix_waits_for_a_round_when_an_earlier_fix_of_it_touched_its_lines(
     assert [x.line for x in r.actions] == [2, 3, 4]
     assert objs(r.text)[1]["message"]["content"] == "HELLO THERE"
     assert [o["parentId"] for o in objs(r.text)[2:]] == [A, A, A]
+
+
+def test_two_results_left_on_a_branch_come_back_one_round_after_the_other() -> None:
+    # line 2's calls are answered on lines 3 and 4, but line 5 follows the call: the
+    # first round brings back line 3, the next (against the mended tree) line 4
+    text = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1", "t2")),
+        result(C, B, "t1"),
+        result(D, C, "t2"),
+        user(E, B, "next"),
+        assistant("ffffffff", E),
+    )
+    r = repaired(text, None)
+    title = "Re-parent line 6 to the toolResult on line {}, so pi sends the real result"
+    assert did(r) == [
+        (2, "PI421", title.format(4) + " (nothing is deleted)"),
+        (2, "PI421", title.format(5) + " (nothing is deleted)"),
+    ]
+    assert r.analysis.tree.active == [1, 2, 3, 4, 5, 6] and not r.analysis.findings

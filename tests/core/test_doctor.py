@@ -293,6 +293,119 @@ def test_no_answer_when_every_call_is_answered() -> None:
     assert offered(text, "PI421", 2) == []
 
 
+# -------------------------------------------------------- a result on another branch
+
+
+def branched_result(*more: str) -> str:
+    """The user message on line 4 follows the call (line 2), so its result (line 3) is on
+    another branch and pi-ai answers the call with "No result provided"."""
+    return doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        result(C, B, "t1"),
+        user(D, B, "next"),
+        assistant(E, D),
+        *more,
+    )
+
+
+def test_a_result_on_another_branch_is_reported_with_its_line() -> None:
+    a = analyze(branched_result())
+    (f,) = [f for f in a.findings if f.code == "PI421"]
+    assert f.span.line == 2 and f.data == {"toolCallId": "t1"}
+    assert "its result (line 4) is on another branch" in f.message
+    assert "pi-ai sends the model a synthetic 'No result provided'" in f.message
+    assert [r.span.line for r in f.related] == [3]
+    synthetic = [m for m in request(session_context(a)).messages if m.synthetic]
+    assert [m.answers for m in synthetic] == ["t1"]  # what pi-ai sends, as the message says
+
+
+def test_a_result_on_another_branch_comes_back_by_a_re_parent() -> None:
+    text = branched_result()
+    assert offered(text, "PI421", 2) == [
+        "Re-parent line 5 to the toolResult on line 4, so pi sends the real result "
+        "(nothing is deleted)"
+    ]
+    out, b = apply_fix(text, "PI421", 2, "Re-parent line 5", replaced={4})
+    assert objs(out)[4]["parentId"] == C
+    sent = request(session_context(b)).messages
+    assert [(m.role, m.line) for m in sent] == [
+        ("user", 1),
+        ("assistant", 2),
+        ("toolResult", 3),
+        ("user", 4),
+        ("assistant", 5),
+    ]
+    assert not b.findings
+
+
+def test_no_report_for_a_call_pi_does_not_send_or_a_result_pi_sends() -> None:
+    # the result's branch is the resumed one: nothing to report
+    on_path = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        user(D, B, "a branch"),
+        result(C, B, "t1"),
+        assistant(E, C),
+    )
+    assert not [f for f in analyze(on_path).findings if f.code == "PI421"]
+    # an aborted turn: pi-ai drops it with its calls
+    aborted = branched_result().replace('"stopReason":"toolUse"', '"stopReason":"aborted"')
+    assert '"aborted"' in aborted
+    assert not [f for f in analyze(aborted).findings if f.code == "PI421"]
+
+
+def test_no_re_parent_when_a_message_comes_between_or_the_result_is_written_later() -> None:
+    # the result hangs below the user message that closes the turn's results: re-parenting
+    # the assistant turn to it would leave the result after that message
+    late = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        user(D, B, "next"),
+        result(C, D, "t1"),
+        assistant(E, D),
+    )
+    a = analyze(late)
+    assert [f.related[0].span.line for f in a.findings if f.code == "PI421"] == [4]
+    assert offered(late, "PI421", 2) == []
+    # the result is written after the entry that would become its child
+    later = doc(
+        header(),
+        user(A, None),
+        assistant(B, A, calls=("t1",)),
+        user(D, B, "next"),
+        assistant(E, D),
+        result(C, B, "t1"),
+        entry("label", F, E, targetId=A, label="x"),
+    )
+    b = analyze(later)
+    (f,) = [f for f in b.findings if f.code == "PI421"]
+    assert [r.span.line for r in f.related] == [5]
+    assert offered(later, "PI421", 2) == []  # and no synthetic answer buries the result
+
+
+def test_an_answer_for_the_last_turn_leaves_a_call_whose_result_is_on_a_branch() -> None:
+    # t1's result is on another branch, t2 has none: only t2 gets pi-ai's answer
+    text = doc(
+        header(),
+        user(A, None),
+        user(D, A, "first try"),
+        assistant(B, D, calls=("t1", "t2")),
+        result(C, B, "t1"),
+        custom(E, B),
+    )
+    a = analyze(text)
+    found = {f.data["toolCallId"]: f for f in a.findings if f.code == "PI421" and f.data}
+    assert set(found) == {"t1", "t2"} and found["t1"].related and not found["t2"].related
+    fix = next(f for f in repairs.fixes_for(a, found["t2"]) if f.preferred)
+    out = apply_edits(a.text, fix.edits())
+    added = [o for o in objs(out) if o.get("id") not in (A, B, C, D, E) and "parentId" in o]
+    assert [o["message"]["toolCallId"] for o in added] == ["t2"]
+
+
 # ----------------------------------------------------------------------- duplicate ids
 
 

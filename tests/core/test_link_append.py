@@ -101,10 +101,12 @@ def test_turns_tool_calls_and_results_appended() -> None:
         (["PI422"], True),
         (["PI420", "PI422"], True),
         (["PI420", "PI421", "PI422"], True),
-        (["PI420", "PI422"], True),
+        # from the branch on, "b"'s call c1 has its result "r" on another branch (PI421),
+        # whatever the later call with the same id on the branch gets
         (["PI420", "PI421", "PI422"], True),
-        (["PI420", "PI422"], True),
-        (["PI420", "PI422", "PI422"], True),
+        (["PI420", "PI421", "PI421", "PI422"], True),
+        (["PI420", "PI421", "PI422"], True),
+        (["PI420", "PI421", "PI422", "PI422"], True),
     ]
 
 

@@ -285,6 +285,30 @@ def test_duplicate_id_with_and_without_moving_references() -> None:
     apply_fix(text, "PI401", 3, "keep naming", replaced={3})
 
 
+def test_duplicate_id_whose_link_on_the_resumed_path_pi_follows_keeps_it() -> None:
+    """Line 4 takes line 1's id, and line 2, written between them, names it: pi follows
+    that link to line 4 (the last of the id), so the path pi resumes (from line 5) holds
+    line 4's tool exchange. Renaming line 4 would send line 2 to line 1 and drop the exchange: the safe
+    fix renames line 1, the entry pi's index does not keep."""
+    text = doc(
+        header(),
+        user(A, "ffffffff"),  # dangling: pi never reached it
+        user(D, A, "resumed"),
+        assistant(B, None, calls=("t1",)),
+        result(A, B, "t1"),
+        assistant(E, D),  # the leaf
+    )
+    a = analyze(text)
+    assert a.tree.active == [3, 4, 2, 5]
+    (f,) = [f for f in a.findings if f.code == "PI401"]
+    offers = {fix.key: fix.safe for fix in repairs.fixes_for(a, f)}
+    assert offers == {"fresh-id": False, "fresh-ids-of-shadowed": True}
+    objs = fixed(text, "PI401", 4, "fresh-ids-of-shadowed")
+    assert objs[1]["id"] not in (A, B, D) and objs[1]["parentId"] == "ffffffff"
+    assert [o["id"] for o in objs[2:]] == [D, B, A, E] and objs[2]["parentId"] == A
+    assert analyze(doc(*(js(o) for o in objs))).tree.active == [3, 4, 2, 5]
+
+
 def test_cycle_to_previous_or_root() -> None:
     text = doc(header(), user(A, None), user(B, C), user(C, B))
     assert offered(text, "PI402", 2) == [
@@ -632,11 +656,17 @@ def test_missing_id_parent_is_the_entry_before_not_after() -> None:
 
 def test_reparent_skips_an_entry_whose_id_a_later_duplicate_takes() -> None:
     """pi resolves a duplicated id to its last entry: a link written with line 2's id
-    would point at line 5, so the previous entry that can be named is line 1."""
+    would point at line 5, so the previous entry that can be named is line 1; or, first
+    (issue 43), line 2 itself once line 5 is renumbered in the same edit."""
     text = doc(header(), user(A, None), user(B, A), user(C, "ghost123"), user(B, A, "dup"))
-    assert offered(text, "PI400", 3)[0] == "Re-parent to the previous entry (line 2)"
-    _, b = apply_fix(text, "PI400", 3, "previous", replaced={3})
+    assert offered(text, "PI400", 3)[:2] == [
+        "Re-parent to the previous entry (line 3), giving line 5, which takes its id, a fresh id",
+        "Re-parent to the previous entry (line 2)",
+    ]
+    _, b = apply_fix(text, "PI400", 3, "previous entry (line 2)", replaced={3})
     assert b.tree.parent[3] == 1
+    _, b = apply_fix(text, "PI400", 3, "giving line 5", replaced={3, 4})
+    assert b.tree.parent[3] == 2 and b.infos[4].obj["id"] != B
 
 
 def test_a_tool_call_block_outside_an_assistant_turn_answers_nothing() -> None:
