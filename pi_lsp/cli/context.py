@@ -27,6 +27,8 @@ from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis
 
+from .terminal import counted
+
 
 def add_parser(sub: Any) -> None:
     """Register the ``context`` subcommand."""
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"
     out.write(
-        f"{len(ctx.messages)} messages · leaf {leaf_text} · thinking "
+        f"{counted(len(ctx.messages), 'message')} · leaf {leaf_text} · thinking "
         f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
     )
     req = sent.request(ctx)

@@ -13,10 +13,11 @@ import argparse
 import sys
 from typing import Any
 
-from pi_lsp.core.search import index_file, search
+from pi_lsp.core.search import count, index_file, search
 from pi_lsp.core.search_cache import refresh
 
 from .batch import add_file_arguments, run_all, targets
+from .terminal import counted
 
 
 def add_parser(sub: Any) -> None:
@@ -48,4 +49,12 @@ def run(args: argparse.Namespace) -> int:
     matches = search(indexes, args.query, args.limit)
     for m in matches:
         sys.stdout.write(f"{m.path}:{m.line + 1}: {m.title}\n")
+    if args.limit is not None and len(matches) == args.limit:
+        more = count(indexes, args.query) - args.limit
+        if more:  # on stderr: stdout stays one match a line
+            print(
+                f"pi-lsp find: {counted(more, 'more match', 'more matches')} not shown "
+                f"(--limit {args.limit})",
+                file=sys.stderr,
+            )
     return status or (0 if matches else 1)
