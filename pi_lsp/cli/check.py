@@ -51,7 +51,6 @@ def add_parser(sub: Any) -> None:
     """Register the ``check`` subcommand."""
     p = sub.add_parser(
         "check",
-        help="check session files and report problems",
         description="Check pi session files and report problems. Settings come from "
         "pi-lsp.toml (the user's, then the nearest one above each file); options win.",
     )

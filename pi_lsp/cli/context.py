@@ -32,7 +32,7 @@ from .terminal import counted
 
 def add_parser(sub: Any) -> None:
     """Register the ``context`` subcommand."""
-    p = sub.add_parser("context", help="print the messages pi would send to the model")
+    p = sub.add_parser("context")
     p.add_argument("file", type=Path, metavar="FILE")
     leaf = p.add_mutually_exclusive_group()
     leaf.add_argument("--leaf", metavar="ID", help="build the context from this entry")

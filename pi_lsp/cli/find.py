@@ -22,7 +22,7 @@ from .terminal import counted
 
 def add_parser(sub: Any) -> None:
     """Register the ``find`` subcommand."""
-    p = sub.add_parser("find", help="find entries by id, id prefix, label, session name or words")
+    p = sub.add_parser("find")
     p.add_argument("query", metavar="QUERY", help="an id or id prefix, words of a label, name or user message")
     add_file_arguments(p)
     p.add_argument("--limit", type=int, default=None, metavar="N", help="print at most N matches")

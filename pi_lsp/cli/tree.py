@@ -40,7 +40,7 @@ MIN_WIDTH = 40
 
 def add_parser(sub: Any) -> None:
     """Register the ``tree`` subcommand."""
-    p = sub.add_parser("tree", help="print the entry tree (branches, labels, leaf)")
+    p = sub.add_parser("tree")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument(
         "--width",
