@@ -11,15 +11,20 @@ decided by the run, never by a reader of the output that went away (:func:`entry
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
 from pi_lsp import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every start some 4 ms
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import NoReturn
+
+VERSION = f"pi-lsp {__version__}"
+"""What ``pi-lsp --version`` prints."""
 
 COMMANDS: dict[str, str] = {
     "serve": "serve LSP on stdio (default) or TCP",
@@ -38,19 +43,15 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
+    import argparse  # only here: it costs ``--version`` (and pi's every resume) 10 ms
 
-
-def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[_Parser]]:
-    parser = _Parser(
+    parser = argparse.ArgumentParser(
         prog="pi-lsp",
         description="Language server and checker for pi coding agent session files.",
     )
-    parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
-    return parser, parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=VERSION)
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args_list = sys.argv[1:] if argv is None else list(argv)
+    if args_list == ["--version"]:  # as the parser would say it, without building one
+        print(VERSION)
+        return 0
     if args_list and args_list[0] in COMMANDS:
         args = command_parser(args_list[0]).parse_args(args_list[1:])
         try:
@@ -91,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> NoReturn:
     """The ``pi-lsp`` process: :func:`main`, then exit without tearing the heap down.
 
-    A subcommand writes through pipe-safe streams (:func:`pi_lsp.cli.terminal.pipe_safe`):
+    A subcommand writes through pipe-safe streams (:func:`pi_lsp.cli.pipes.pipe_safe`):
     when the reader of stdout or stderr goes away (``pi-lsp check F 2>&1 | head -1``), the
     rest of the output goes nowhere and the exit status is still the one the run earned.
     Ctrl-C exits 130 with nothing printed. Once the output is written, freeing the analysis
@@ -100,7 +104,7 @@ def entry() -> NoReturn:
     ``--help`` (``SystemExit``) exits as usual.
     """
     if sys.argv[1:2] and sys.argv[1] != "serve":  # the server owns its stdio
-        from .terminal import pipe_safe
+        from .pipes import pipe_safe
 
         sys.stdout, sys.stderr = pipe_safe(sys.stdout), pipe_safe(sys.stderr)
     try:
@@ -108,6 +112,8 @@ def entry() -> NoReturn:
     except KeyboardInterrupt:
         code = INTERRUPTED
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody reads on
+        try:  # noqa: SIM105 (contextlib is one more import of every start)
             stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nobody reads on
+            pass
     os._exit(code)

@@ -1,21 +1,16 @@
 """Terminal output for the command line: colour (``--color``, ``NO_COLOR``), widths, pipes.
 
-Standard streams are made pipe-safe here (:func:`pipe_safe`). Widths are terminal columns: East Asian wide and full-width characters (日本語, most emoji)
+Widths are terminal columns: East Asian wide and full-width characters (日本語, most emoji)
 take two, combining marks and zero-width characters none, everything else one.
 """
 
 from __future__ import annotations
 
 import functools
-import io
 import os
 import re
-import sys
 import unicodedata
-from typing import TYPE_CHECKING, TextIO
-
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
+from typing import TextIO
 
 COLOR_CHOICES = ("auto", "always", "never")
 DEFAULT_WIDTH = 200
@@ -103,68 +98,3 @@ def fit(text: str, width: int) -> str:
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """``n`` and ``noun``, in the plural (``nouns``, default ``noun + "s"``) unless n is 1."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
-
-
-def quiet_broken_pipe() -> None:
-    """After the reader of stdout went away: send further output nowhere, silently."""
-    try:
-        fd = sys.stdout.fileno()
-    except (OSError, ValueError):
-        return
-    _write_nowhere(fd)
-
-
-def pipe_safe(stream: TextIO) -> TextIO:
-    """``stream`` (stdout or stderr) as a text stream that never raises ``BrokenPipeError``:
-    once its reader went away, what is written goes nowhere (as Python's documentation of
-    ``SIGPIPE`` advises), so the exit status stays the one the run earned. ``stream``
-    itself when it has no file descriptor."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return stream
-    return io.TextIOWrapper(
-        io.BufferedWriter(_Outlet(fd)),
-        encoding=stream.encoding,
-        errors="backslashreplace",
-        line_buffering=bool(stream.line_buffering),
-        write_through=getattr(stream, "write_through", False),
-    )
-
-
-class _Outlet(io.RawIOBase):
-    """A file descriptor written to until its reader goes away, then to ``/dev/null``."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self.fd = fd
-
-    def writable(self) -> bool:
-        """Always: this is an output."""
-        return True
-
-    def fileno(self) -> int:
-        """The descriptor written to."""
-        return self.fd
-
-    def isatty(self) -> bool:
-        """Whether the descriptor is a terminal."""
-        return os.isatty(self.fd)
-
-    def write(self, data: ReadableBuffer) -> int:
-        """Write ``data``; all of it is taken once the reader went away."""
-        try:
-            return os.write(self.fd, data)
-        except BrokenPipeError:
-            _write_nowhere(self.fd)
-            return len(memoryview(data))
-
-
-def _write_nowhere(fd: int) -> None:
-    """Point ``fd`` at ``/dev/null``, silently (if that fails, writes keep failing)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
-    except OSError:
-        pass

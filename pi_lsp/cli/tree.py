@@ -30,7 +30,8 @@ from pi_lsp.core.model import Analysis
 from pi_lsp.core.treedata import visible_tree
 
 from .arguments import whole_number
-from .terminal import columns, counted, fit, output_width, quiet_broken_pipe
+from .pipes import quiet_broken_pipe
+from .terminal import columns, counted, fit, output_width
 
 NUMBER = 9
 """Columns of the line-number column (7 digits and two spaces)."""

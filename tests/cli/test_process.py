@@ -8,7 +8,6 @@ but ends the progress bar's line.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -145,5 +144,5 @@ def test_ctrl_c_exits_130_quietly_and_ends_the_bar_line(sessions: Path, jobs: st
         assert status == 130, output[-2000:]
         assert "Traceback" not in output and "KeyboardInterrupt" not in output, output[-2000:]
         assert "files checked" not in output  # no report of a run cut short
-        bar = output.rindex("\r[")
-        assert re.search(r"\d+/800 files(\^C)?\r?\n", output[bar:]), repr(output[bar:])
+        bar = output.rindex("\r[")  # the bar's last drawing (cut short if Ctrl-C came mid-way)
+        assert "\n" in output[bar:] and output.endswith("\n"), repr(output[bar:])

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp import __version__
 from pi_lsp.core import helper
 from tests.core.pi_sessions import assistant, doc, header, result, user
 
@@ -102,6 +103,7 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
         "pi_lsp.cli.paths",
         "pi_lsp.cli.arguments",
         "pi_lsp.cli.terminal",
+        "pi_lsp.cli.pipes",
     }, "another subcommand or a server module was imported"
 
 
@@ -112,7 +114,7 @@ def test_check_imports_no_repairs_unless_it_repairs(clean_file: Path) -> None:
     assert "pi_lsp.core.autofix" in modules
 
 
-ENTRY_ONLY = {"pi_lsp", "pi_lsp.cli", "pi_lsp.cli.terminal"}
+ENTRY_ONLY = {"pi_lsp", "pi_lsp.cli", "pi_lsp.cli.pipes"}
 """The modules of pi-lsp that ``--version``, ``--help`` and a usage error may import."""
 
 
@@ -123,6 +125,14 @@ def test_the_command_line_alone_imports_no_subcommand(args: list[str]) -> None:
     assert "pi_lsp.cli" in modules  # the listing is complete
     assert {m for m in modules if m.startswith("pi_lsp")} <= ENTRY_ONLY
     assert not top_level(modules) & {*SERVER_ONLY, "jsonschema_rs", "orjson", "concurrent"}
+
+
+def test_version_builds_no_parser() -> None:
+    """``pi-lsp --version`` (which pi's package runs on every resume) imports nothing that
+    Python had not loaded at start but pi-lsp's entry point itself."""
+    done, modules = imported("--version")
+    assert (done.returncode, done.stdout) == (0, f"pi-lsp {__version__}\n")
+    assert not modules & {"argparse", "typing", "re", "contextlib"}
 
 
 def test_help_still_lists_every_subcommand() -> None:
