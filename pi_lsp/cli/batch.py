@@ -3,6 +3,7 @@
 ``check``, ``stats`` and ``find`` take files, directories (recursive ``*.jsonl``), glob
 patterns and ``-`` (see :mod:`pi_lsp.cli.paths`; default: pi's sessions directory) and work
 on many files in parallel on all cores, with a one-line progress bar on a terminal's stderr.
+Ctrl-C stops the run at once: the bar's line is ended and no worker is left (or speaks).
 """
 
 from __future__ import annotations
@@ -113,12 +114,12 @@ def _in_pool(
         for future in concurrent.futures.as_completed(futures):
             done[futures[future]] = future.result()
             progress.step()
+        pool.shutdown()
     except BaseException:
         for child in multiprocessing.active_children():
             child.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown()
     return [done[p] for p in paths]
 
 
