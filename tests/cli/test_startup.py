@@ -152,6 +152,35 @@ def test_a_subcommand_alone_parses_and_errors_with_its_own_usage(clean_file: Pat
     assert "invalid choice: 'no-such-command'" in done.stderr
 
 
+def test_start_up_is_frozen_out_of_the_collectors_passes(clean_file: Path) -> None:
+    """The modules loaded and the parser built before the check runs are frozen
+    (:func:`gc.freeze`): no collection walks them, none ran while they were built."""
+    script = (
+        "import gc, os, sys\n"
+        "sys.argv = ['pi-lsp', *sys.argv[1:]]\n"
+        "end = os._exit\n"
+        "def report(code):\n"
+        "    stats = [s['collections'] for s in gc.get_stats()]\n"
+        "    os.write(2, f'\\nfrozen {gc.get_freeze_count()} older {stats[1:]}'.encode())\n"
+        "    end(code)\n"
+        "os._exit = report\n"
+        "from pi_lsp.cli import entry\n"
+        "entry()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", str(clean_file)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    frozen, older = re.fullmatch(r"frozen (\d+) older (.*)", done.stderr.splitlines()[-1]).groups()
+    assert int(frozen) > 10_000  # every module's objects
+    assert older == "[0, 0]"  # no pass beyond the youngest generation
+
+
 def test_the_command_exits_without_tearing_down_and_loses_no_output(tmp_path: Path) -> None:
     """``pi-lsp`` ends its process once the output is flushed: exit handlers (and the
     freeing of every object) are skipped, the report and the exit status are whole."""
