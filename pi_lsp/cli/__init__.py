@@ -44,7 +44,10 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
 
 
-def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
+def _top_parser() -> tuple[
+    argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]
+]:
+    """``pi-lsp [--version] COMMAND``, and the action its subcommands are added to."""
     import argparse  # only here: it costs ``--version`` (and pi's every resume) 10 ms
 
     parser = argparse.ArgumentParser(

@@ -75,7 +75,8 @@ class _Outlet(io.RawIOBase):
 
 
 def _write_nowhere(fd: int) -> None:
-    """Point ``fd`` at ``/dev/null``, silently (if that fails, writes keep failing)."""
+    """Point ``fd`` at ``/dev/null``, silently (if that fails, each write fails and is
+    dropped all the same)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, fd)
