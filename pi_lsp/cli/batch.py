@@ -150,9 +150,9 @@ class Progress:
             width = 30
             filled = width * self.count // self.total
             bar = "#" * filled + "-" * (width - filled)
+            self.shown = True  # first: Ctrl-C may come while the bar is written
             self.stream.write(f"\r[{bar}] {self.count}/{self.total} files")
             self.stream.flush()
-            self.shown = True
 
     def done(self) -> None:
         """End the bar's line, if one was drawn."""

@@ -8,8 +8,10 @@ but ends the progress bar's line.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -120,6 +122,11 @@ def interrupt_on_terminal(args: list[str], delay: float) -> tuple[int, str]:
     Its exit status and all it wrote; every process of it ended soon after."""
 
     def press_ctrl_c(pid: int, master: int) -> None:
+        # the terminal keeps what was written when Ctrl-C came (its default flushes the
+        # output not yet shown, which would make what the test sees a race)
+        modes = termios.tcgetattr(master)
+        modes[3] |= termios.NOFLSH
+        termios.tcsetattr(master, termios.TCSANOW, modes)
         seen = b""
         deadline = time.monotonic() + 60
         while b"files" not in seen and time.monotonic() < deadline:
@@ -131,7 +138,12 @@ def interrupt_on_terminal(args: list[str], delay: float) -> tuple[int, str]:
 
     shown: list[bytes] = []
     pressed: list[float] = []
-    status, rest = run_on_terminal(args, act=press_ctrl_c)
+    # a test run in the background may ignore SIGINT, which a child would inherit
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status, rest = run_on_terminal(args, act=press_ctrl_c)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # run_on_terminal reads until no process holds the terminal: no worker is left behind
     assert time.monotonic() - pressed[0] < 10
     return status, shown[0].decode("utf-8", "replace") + rest
