@@ -3,6 +3,7 @@
 ``check``, ``stats`` and ``find`` take files, directories (recursive ``*.jsonl``), glob
 patterns and ``-`` (see :mod:`pi_lsp.cli.paths`; default: pi's sessions directory) and work
 on many files in parallel on all cores, with a one-line progress bar on a terminal's stderr.
+Ctrl-C stops the run at once: the bar's line is ended and no worker is left (or speaks).
 """
 
 from __future__ import annotations
@@ -73,25 +74,52 @@ def targets(paths: Sequence[str | Path], command: str) -> list[Path] | None:
 def run_all(work: Callable[[str], T], paths: list[str], jobs: int = 0) -> list[T]:
     """``work(path)`` for every path, in order; in worker processes when there are many.
 
-    ``work`` must be a module-level function (it is pickled) that never raises.
+    ``work`` must be a module-level function (it is pickled) that never raises. On Ctrl-C
+    the progress bar's line is ended, the workers are stopped and ``KeyboardInterrupt``
+    goes on up.
     """
     progress = Progress(len(paths), sys.stderr)
-    if in_process(len(paths), jobs):
-        results = []
-        for path in paths:
-            results.append(work(path))
-            progress.step()
+    try:
+        if in_process(len(paths), jobs):
+            results = []
+            for path in paths:
+                results.append(work(path))
+                progress.step()
+            return results
+        return _in_pool(work, paths, _workers(jobs), progress)
+    finally:
         progress.done()
-        return results
-    done: dict[str, T] = {}
-    import concurrent.futures  # only here: a single file is checked without it
 
-    with concurrent.futures.ProcessPoolExecutor(max_workers=_workers(jobs)) as pool:
-        futures = {pool.submit(work, path): path for path in paths}
+
+def _in_pool(
+    work: Callable[[str], T], paths: list[str], workers: int, progress: Progress
+) -> list[T]:
+    """:func:`run_all` in ``workers`` processes, which never see Ctrl-C: they are started
+    with SIGINT blocked (a signal mask is inherited), so only this process is interrupted
+    and it ends them."""
+    import concurrent.futures  # only here: a single file is checked without it
+    import multiprocessing
+    import signal
+
+    done: dict[str, T] = {}
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+    masks = hasattr(signal, "pthread_sigmask")  # not on Windows, where Ctrl-C differs
+    try:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masks else None
+        try:
+            futures = {pool.submit(work, path): path for path in paths}
+        finally:
+            if blocked is not None:  # a Ctrl-C meanwhile is raised now
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for future in concurrent.futures.as_completed(futures):
             done[futures[future]] = future.result()
             progress.step()
-    progress.done()
+        pool.shutdown()
+    except BaseException:
+        for child in multiprocessing.active_children():
+            child.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     return [done[p] for p in paths]
 
 
@@ -113,6 +141,7 @@ class Progress:
         self.count = 0
         self.stream = stream
         self.enabled = total >= PARALLEL_FROM and stream.isatty()
+        self.shown = False
 
     def step(self) -> None:
         """One more file done."""
@@ -121,11 +150,13 @@ class Progress:
             width = 30
             filled = width * self.count // self.total
             bar = "#" * filled + "-" * (width - filled)
+            self.shown = True  # first: Ctrl-C may come while the bar is written
             self.stream.write(f"\r[{bar}] {self.count}/{self.total} files")
             self.stream.flush()
 
     def done(self) -> None:
-        """End the bar's line."""
-        if self.enabled:
+        """End the bar's line, if one was drawn."""
+        if self.shown:
             self.stream.write("\n")
             self.stream.flush()
+            self.shown = False

@@ -34,10 +34,12 @@ from pi_lsp.lsp import wire
 from . import fix, sarif
 from .batch import add_file_arguments, in_process, named_or_default, run_all
 from .paths import STDIN, Shown, Targets, resolve
-from .terminal import COLOR_CHOICES, Style, quiet_broken_pipe, use_color
+from .pipes import quiet_broken_pipe
+from .terminal import COLOR_CHOICES, Style, counted, use_color
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 _SEVERITY_STYLE = {1: "red", 2: "yellow", 3: "blue", 4: "cyan"}
+_PLURALS = {3: "information"}
 _OPTION_OF = {
     "severity": "--severity",
     "select": "--select",
@@ -50,7 +52,6 @@ def add_parser(sub: Any) -> None:
     """Register the ``check`` subcommand."""
     p = sub.add_parser(
         "check",
-        help="check session files and report problems",
         description="Check pi session files and report problems. Settings come from "
         "pi-lsp.toml (the user's, then the nearest one above each file); options win.",
     )
@@ -327,12 +328,15 @@ def _print_text(reports: list[FileReport], out: TextIO, style: Style, names: Sho
 
 
 def _summary(reports: list[FileReport]) -> str:
+    """``N files checked: 2 errors, 1 warning`` (or ``no problems``); ``no file checked``."""
+    n = len([r for r in reports if r.error is None])
+    if not n:
+        return "no file checked"
     counts = Counter(d["severity"] for r in reports for d in r.diagnostics)
     found = ", ".join(
-        f"{counts[s]} {SEVERITY_NAMES[s]}{_plural(counts[s], s)}" for s in sorted(counts)
+        counted(counts[s], SEVERITY_NAMES[s], _PLURALS.get(s)) for s in sorted(counts)
     )
-    n = len([r for r in reports if r.error is None])
-    return f"{n} file{'' if n == 1 else 's'} checked: {found or 'no problems'}"
+    return f"{counted(n, 'file')} checked: {found or 'no problems'}"
 
 
 def _print_statistics(reports: list[FileReport], out: TextIO, fmt: str) -> None:
@@ -352,7 +356,3 @@ def _print_statistics(reports: list[FileReport], out: TextIO, fmt: str) -> None:
 
 def _title(code: str) -> str:
     return CODES[code].title if code in CODES else ""
-
-
-def _plural(n: int, severity: int) -> str:
-    return "" if n == 1 or severity == Severity.INFORMATION else "s"

@@ -29,10 +29,12 @@ from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis
 
+from .terminal import counted
+
 
 def add_parser(sub: Any) -> None:
     """Register the ``context`` subcommand."""
-    p = sub.add_parser("context", help="print the messages pi would send to the model")
+    p = sub.add_parser("context")
     p.add_argument("file", type=Path, metavar="FILE")
     leaf = p.add_mutually_exclusive_group()
     leaf.add_argument("--leaf", metavar="ID", help="build the context from this entry")
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"
     out.write(
-        f"{len(ctx.messages)} messages · leaf {leaf_text} · thinking "
+        f"{counted(len(ctx.messages), 'message')} · leaf {leaf_text} · thinking "
         f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
     )
     req = sent.request(ctx)

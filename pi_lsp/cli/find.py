@@ -13,16 +13,17 @@ import argparse
 import sys
 from typing import Any
 
-from pi_lsp.core.search import index_file, search
+from pi_lsp.core.search import count, index_file, search
 from pi_lsp.core.search_cache import refresh
 
 from .batch import add_file_arguments, run_all, targets
 from .paths import Shown
+from .terminal import counted
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``find`` subcommand."""
-    p = sub.add_parser("find", help="find entries by id, id prefix, label, session name or words")
+    p = sub.add_parser("find")
     p.add_argument("query", metavar="QUERY", help="an id or id prefix, words of a label, name or user message")
     add_file_arguments(p)
     p.add_argument("--limit", type=int, default=None, metavar="N", help="print at most N matches")
@@ -50,4 +51,12 @@ def run(args: argparse.Namespace) -> int:
     shown = Shown(args.paths)
     for m in matches:
         sys.stdout.write(f"{shown(m.path)}:{m.line + 1}: {m.title}\n")
+    if args.limit is not None and len(matches) == args.limit:
+        more = count(indexes, args.query) - args.limit
+        if more:  # on stderr: stdout stays one match a line
+            print(
+                f"pi-lsp find: {counted(more, 'more match', 'more matches')} not shown "
+                f"(--limit {args.limit})",
+                file=sys.stderr,
+            )
     return status or (0 if matches else 1)

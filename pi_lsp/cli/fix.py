@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pi_lsp.core.files import cannot_read
 from pi_lsp.core.text import split_lines
 
-from .terminal import quiet_broken_pipe
+from .pipes import quiet_broken_pipe
 
 if TYPE_CHECKING:  # the repairs are imported only when ``check`` repairs
     from pi_lsp.core.autofix import Repaired

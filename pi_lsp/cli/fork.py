@@ -22,7 +22,7 @@ from pi_lsp.core.files import cannot_read
 
 def add_parser(sub: Any) -> None:
     """Register the ``fork`` subcommand."""
-    p = sub.add_parser("fork", help="copy the path to an entry into a new session file")
+    p = sub.add_parser("fork")
     p.add_argument("file", type=Path, metavar="FILE")
     at = p.add_mutually_exclusive_group(required=True)
     at.add_argument("--at", metavar="ID", help="the entry to fork at (its id)")

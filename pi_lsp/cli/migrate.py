@@ -30,7 +30,7 @@ from .fork import add_force, write_output
 
 def add_parser(sub: Any) -> None:
     """Register the ``migrate`` subcommand."""
-    p = sub.add_parser("migrate", help="migrate a v1/v2 session file to v3 (minimal edits)")
+    p = sub.add_parser("migrate")
     p.add_argument("file", type=Path, metavar="FILE")
     where = p.add_mutually_exclusive_group()
     where.add_argument(

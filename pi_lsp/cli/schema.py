@@ -20,7 +20,7 @@ def versions(dialect: str) -> list[int]:
 
 def add_parser(sub: Any) -> None:
     """Register the ``schema`` subcommand."""
-    p = sub.add_parser("schema", help="print the JSON Schema of a session format version")
+    p = sub.add_parser("schema")
     p.add_argument(
         "--version",
         type=int,

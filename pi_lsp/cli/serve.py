@@ -27,7 +27,7 @@ TERMINAL_NOTE = (
 
 def add_parser(sub: Any) -> None:
     """Register the ``serve`` subcommand."""
-    p = sub.add_parser("serve", help="serve LSP on stdio (default) or TCP")
+    p = sub.add_parser("serve")
     p.add_argument(
         "--tcp",
         metavar="HOST:PORT",

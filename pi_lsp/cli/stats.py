@@ -36,7 +36,7 @@ from .paths import Shown
 
 def add_parser(sub: Any) -> None:
     """Register the ``stats`` subcommand."""
-    p = sub.add_parser("stats", help="tokens and cost of sessions, as pi counts them")
+    p = sub.add_parser("stats")
     add_file_arguments(p)
     p.add_argument("--format", choices=("text", "json", "csv", "html"), default="text")
     p.add_argument(

@@ -9,8 +9,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
-import sys
 import unicodedata
 from typing import TextIO
 
@@ -56,6 +54,8 @@ def output_width(stream: TextIO) -> int:
         try:
             return os.get_terminal_size(stream.fileno()).columns
         except (OSError, ValueError):
+            import shutil  # only here: it costs a few milliseconds of every start
+
             return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
     return DEFAULT_WIDTH
 
@@ -95,11 +95,6 @@ def fit(text: str, width: int) -> str:
     return text
 
 
-def quiet_broken_pipe() -> None:
-    """After the reader of stdout went away: send further output nowhere, silently."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and ``noun``, in the plural (``nouns``, default ``noun + "s"``) unless n is 1."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"

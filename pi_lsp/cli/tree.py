@@ -34,7 +34,8 @@ from pi_lsp.core.model import Analysis
 from pi_lsp.core.treedata import visible_tree
 
 from .arguments import whole_number
-from .terminal import columns, fit, output_width, quiet_broken_pipe
+from .pipes import quiet_broken_pipe
+from .terminal import columns, counted, fit, output_width
 
 NUMBER = 9
 """Columns of the line-number column (7 digits and two spaces)."""
@@ -44,7 +45,7 @@ MIN_WIDTH = 40
 
 def add_parser(sub: Any) -> None:
     """Register the ``tree`` subcommand."""
-    p = sub.add_parser("tree", help="print the entry tree (branches, labels, leaf)")
+    p = sub.add_parser("tree")
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument(
         "--width",
@@ -207,8 +208,9 @@ def render(
             title = fit(title, room) if room > 0 else ""
         row_text = f"{line + 1:>7}  {prefix}{marker}{label}{title}{tail}"
         out.append(row_text if room > 0 else fit(row_text, width))
-    if deeper:
-        out.append(f"{'':>7}  … {deeper} entries nested more than {depth} branch levels deep")
+    if deeper and depth is not None:
+        nested = counted(deeper, "entry", "entries")
+        out.append(f"{'':>7}  … {nested} nested more than {counted(depth, 'branch level')} deep")
     for line in visible_tree(a).entries:
         if line not in shown and not active_only:
             out.append(_fit(f"{line + 1:>7}  (in a parent cycle) {entry_title(a, line)}", width))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,23 +161,34 @@ def _titles(index: FileIndex, lines: set[int]) -> dict[int, str]:
     return index.titles
 
 
+def count(indexes: Iterable[FileIndex], query: str) -> int:
+    """How many matches :func:`search` finds with no limit (no title is read)."""
+    return sum(1 for _ in _hits(indexes, query))
+
+
+def _hits(
+    indexes: Iterable[FileIndex], query: str
+) -> Iterator[tuple[int, str, int, str, Record, FileIndex]]:
+    """Every match as (rank, path, line, why, record, index), unsorted."""
+    query = query.strip()
+    if not query:
+        return
+    folded = query.lower()
+    words = folded.split()
+    by_id = _ID_QUERY.fullmatch(query) is not None
+    for index in indexes:
+        for record in index.records:
+            hit = _match(record, folded, words, by_id)
+            if hit is not None:
+                yield hit[0], index.path, record.line, hit[1], record, index
+
+
 def search(indexes: Iterable[FileIndex], query: str, limit: int | None = None) -> list[Match]:
     """Every match of ``query`` (ranked, then by path and line), at most ``limit``.
 
     A file that changed since it was indexed may show titles of its new lines.
     """
-    query = query.strip()
-    if not query:
-        return []
-    folded = query.lower()
-    words = folded.split()
-    by_id = _ID_QUERY.fullmatch(query) is not None
-    hits: list[tuple[int, str, int, str, Record, FileIndex]] = []
-    for index in indexes:
-        for record in index.records:
-            hit = _match(record, folded, words, by_id)
-            if hit is not None:
-                hits.append((hit[0], index.path, record.line, hit[1], record, index))
+    hits = list(_hits(indexes, query))
     hits.sort(key=lambda h: h[:3])
     if limit is not None:
         del hits[limit:]

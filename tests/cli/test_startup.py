@@ -1,7 +1,9 @@
-"""``pi-lsp check`` starts fast: it imports only what checking a file needs.
+"""``pi-lsp`` starts fast: ``--version``, ``--help`` and usage errors import no subcommand,
+``pi-lsp check`` imports only what checking a file needs.
 
-The command runs in a fresh interpreter that prints ``sys.modules`` when it ends: the
-script adds no import of its own (``sys`` is always loaded).
+The command runs in a fresh interpreter, through the process's entry point, and prints
+``sys.modules`` when it ends: the script adds no import of its own (``os`` and ``sys`` are
+always loaded).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp import __version__
 from pi_lsp.core import helper
 from tests.core.pi_sessions import assistant, doc, header, result, user
 
@@ -26,15 +29,20 @@ VIEWS = ("pi_lsp.core.describe", "pi_lsp.core.stats", "pi_lsp.core.refs", "pi_ls
 """Core modules that serve hovers, reports and repairs: a check has no use for them."""
 MARK = "--- modules ---"
 SCRIPT = f"""
-import sys
+import os, sys
 sys.argv[0] = "pi-lsp"
-from pi_lsp.cli import main
+def listing(pid=os.getpid()):
+    if os.getpid() == pid:  # not a forked helper's or worker's
+        sys.stderr.write("{MARK}\\n" + "\\n".join(sorted(sys.modules)))
+        sys.stderr.flush()
+end = os._exit
+os._exit = lambda code: (listing(), end(code))
+from pi_lsp.cli import entry
 try:
-    code = main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-sys.stderr.write("{MARK}\\n" + "\\n".join(sorted(sys.modules)))
-raise SystemExit(code)
+    entry()
+except SystemExit:
+    listing()
+    raise
 """
 
 
@@ -95,6 +103,7 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
         "pi_lsp.cli.paths",
         "pi_lsp.cli.arguments",
         "pi_lsp.cli.terminal",
+        "pi_lsp.cli.pipes",
     }, "another subcommand or a server module was imported"
 
 
@@ -105,21 +114,71 @@ def test_check_imports_no_repairs_unless_it_repairs(clean_file: Path) -> None:
     assert "pi_lsp.core.autofix" in modules
 
 
+ENTRY_ONLY = {"pi_lsp", "pi_lsp.cli", "pi_lsp.cli.pipes"}
+"""The modules of pi-lsp that ``--version``, ``--help`` and a usage error may import."""
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["no-such-command"]])
+def test_the_command_line_alone_imports_no_subcommand(args: list[str]) -> None:
+    done, modules = imported(*args)
+    assert done.returncode == (2 if args == ["no-such-command"] else 0)
+    assert "pi_lsp.cli" in modules  # the listing is complete
+    assert {m for m in modules if m.startswith("pi_lsp")} <= ENTRY_ONLY
+    assert not top_level(modules) & {*SERVER_ONLY, "jsonschema_rs", "orjson", "concurrent"}
+
+
+def test_version_builds_no_parser() -> None:
+    """``pi-lsp --version`` (which pi's package runs on every resume) imports nothing that
+    Python had not loaded at start but pi-lsp's entry point itself."""
+    done, modules = imported("--version")
+    assert (done.returncode, done.stdout) == (0, f"pi-lsp {__version__}\n")
+    assert not modules & {"argparse", "typing", "re", "contextlib"}
+
+
 def test_help_still_lists_every_subcommand() -> None:
-    done, modules = imported("--help")
-    assert done.returncode == 0
+    done, _ = imported("--help")
     for name in ("serve", "check", "schema", "migrate", "fork", "tree", "context", "stats", "find"):
         assert re.search(rf"^\s+{name}\b", done.stdout, re.MULTILINE), name
-        assert f"pi_lsp.cli.{name}" in modules
 
 
-def test_a_subcommand_alone_parses_and_errors_as_before(clean_file: Path) -> None:
-    done, _ = imported("check", "--no-such-option", clean_file)
+def test_a_subcommand_alone_parses_and_errors_with_its_own_usage(clean_file: Path) -> None:
+    done, modules = imported("check", "--no-such-option", clean_file)
     assert done.returncode == 2
-    assert "pi-lsp: error: unrecognized arguments: --no-such-option" in done.stderr
+    assert done.stderr.startswith("usage: pi-lsp check ")
+    assert "pi-lsp check: error: unrecognized arguments: --no-such-option" in done.stderr
+    assert "pi_lsp.cli.tree" not in modules  # only the subcommand used
     done, _ = imported("no-such-command")
     assert done.returncode == 2
     assert "invalid choice: 'no-such-command'" in done.stderr
+
+
+def test_start_up_is_frozen_out_of_the_collectors_passes(clean_file: Path) -> None:
+    """The modules loaded and the parser built before the check runs are frozen
+    (:func:`gc.freeze`): no collection walks them, none ran while they were built."""
+    script = (
+        "import gc, os, sys\n"
+        "sys.argv = ['pi-lsp', *sys.argv[1:]]\n"
+        "end = os._exit\n"
+        "def report(code):\n"
+        "    stats = [s['collections'] for s in gc.get_stats()]\n"
+        "    os.write(2, f'\\nfrozen {gc.get_freeze_count()} older {stats[1:]}'.encode())\n"
+        "    end(code)\n"
+        "os._exit = report\n"
+        "from pi_lsp.cli import entry\n"
+        "entry()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", str(clean_file)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    frozen, older = re.fullmatch(r"frozen (\d+) older (.*)", done.stderr.splitlines()[-1]).groups()
+    assert int(frozen) > 10_000  # every module's objects
+    assert older == "[0, 0]"  # no pass beyond the youngest generation
 
 
 def test_the_command_exits_without_tearing_down_and_loses_no_output(tmp_path: Path) -> None:
