@@ -180,7 +180,7 @@ def test_the_readme_example_keeps_its_tool_result_on_the_path(tmp_path: Path) ->
     assert lines[6]["id"] != "d4e5f6a7" and lines[7]["parentId"] == lines[6]["id"]
     shown = run_cli("context", "--json", target)
     sent = json.loads(shown.stdout)["sent"]
-    assert {"role": "toolResult", "line": 4, "toolCallId": "toolu_01"} in sent
+    assert {"role": "toolResult", "line": 5, "toolCallId": "toolu_01"} in sent  # context --json counts from 1
     assert not any(m.get("synthetic") for m in sent)
     tree = run_cli("tree", target).stdout.splitlines()
     assert all("•" in line for line in tree[1:])  # every entry on the path of the leaf
