@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,19 @@ from pi_install import PI_16, find_pi, node_for, run_oracle  # noqa: E402
 
 DOCTOR_FAULTS = CONFORMANCE / "doctor_faults.mjs"
 Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a test's pi runs: node, pi's node_modules, a temporary HOME, a project folder
+    (the sessions' cwd), a sessions folder and the pi-lsp wrapper."""
+
+    node: str
+    modules: Path
+    home: Path
+    project: Path
+    sessions: Path
+    pi_lsp: Path
 
 
 def pi16() -> tuple[str, Path] | None:
@@ -53,11 +67,44 @@ def pi_lsp_wrapper(where: Path) -> Path:
 def plant(modules: Path, kind: str, where: Path, cwd: Path) -> dict[str, Any]:
     """A session written by pi 1.6's SessionManager with one fault (doctor_faults.mjs),
     its header's ``cwd`` set to ``cwd`` (pi refuses a session whose cwd does not exist)."""
-    planted = run_oracle(["plant", kind, where], modules=modules, release=PI_16, script=DOCTOR_FAULTS)
+    planted = run_oracle(
+        ["plant", kind, where], modules=modules, release=PI_16, script=DOCTOR_FAULTS
+    )
     path = Path(planted["path"])
     set_cwd(path, cwd)
     planted["path"] = path
     return planted
+
+
+CLEAN = """
+const { SessionManager } = await import(process.argv[1]);
+const sm = SessionManager.create(process.argv[2], process.argv[3]);
+const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120,
+  cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
+const model = { api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5" };
+let t = Date.now();
+sm.appendMessage({ role: "user", content: "list the files", timestamp: t++ });
+sm.appendMessage({ role: "assistant", content: [{ type: "toolCall", id: "toolu_01", name: "bash",
+  arguments: { command: "ls" } }], ...model, usage, stopReason: "toolUse", timestamp: t++ });
+sm.appendMessage({ role: "toolResult", toolCallId: "toolu_01", toolName: "bash",
+  content: [{ type: "text", text: "a.txt" }], isError: false, timestamp: t++ });
+sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "One file." }], ...model,
+  usage, stopReason: "stop", timestamp: t++ });
+process.stdout.write(sm.getSessionFile());
+"""
+
+
+def clean_session(node: str, modules: Path, where: Path, cwd: Path) -> Path:
+    """A session with one tool exchange, written by pi 1.6's SessionManager for ``cwd``."""
+    sm = modules / "@earendil-works" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", CLEAN, sm.as_uri(), str(cwd), str(where)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return Path(done.stdout)
 
 
 def set_cwd(path: Path, cwd: Path) -> None:
@@ -85,9 +132,8 @@ class Pi:
         environ = {
             k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PI_LSP_PATH"
         }
-        environ.update(
-            HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_LSP_PATH=str(pi_lsp), **env
-        )
+        environ.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_LSP_PATH=str(pi_lsp))
+        environ.update(env)
         cmd = [node, str(cli), "--mode", "rpc", "--offline", "-ne", "-e", str(PACKAGE), *args]
         self.proc = subprocess.Popen(
             cmd,
@@ -144,6 +190,10 @@ class Pi:
             self.seen.append(msg)
             if match(msg):
                 return msg
+
+    def find(self, match: Callable[[Message], bool], timeout: float = 30.0) -> Message:
+        """The first message seen so far that ``match``es, else the next one."""
+        return next((m for m in self.seen if match(m)), None) or self.expect(match, timeout)
 
     def response(self, cid: str, timeout: float = 30.0) -> Message:
         """The response to command ``cid``."""

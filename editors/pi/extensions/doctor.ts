@@ -46,14 +46,20 @@ interface Finding {
 /** What `pi-lsp check` found in one file, or why it could not say. */
 type Report = { findings: Finding[]; problems: Finding[] } | { error: string; missing: boolean };
 
-/** Checks in flight, shared with the extension instance pi makes after a switch. */
-const PENDING_KEY = Symbol.for("pi-lsp-doctor.pending");
-type Pending = Map<string, Promise<Report>>;
+/**
+ * What outlives one extension instance (pi makes a new one after every switch or fork):
+ * the checks in flight, and whether the missing pi-lsp was already reported.
+ */
+interface Shared {
+	pending: Map<string, Promise<Report>>;
+	warnedMissing: boolean;
+}
+const SHARED_KEY = Symbol.for("pi-lsp-doctor");
 
-function pendingChecks(): Pending {
-	const g = globalThis as unknown as Record<symbol, Pending | undefined>;
-	g[PENDING_KEY] ??= new Map();
-	return g[PENDING_KEY];
+function shared(): Shared {
+	const g = globalThis as unknown as Record<symbol, Shared | undefined>;
+	g[SHARED_KEY] ??= { pending: new Map(), warnedMissing: false };
+	return g[SHARED_KEY];
 }
 
 /** The time a check may hold pi up before a resume goes on without it. */
@@ -143,7 +149,6 @@ function copyPath(file: string): string {
 
 export default function doctor(pi: ExtensionAPI) {
 	let alive = true;
-	let warnedMissing = false;
 
 	pi.registerFlag("pi-lsp", { description: "path of the pi-lsp program", type: "string" });
 
@@ -161,7 +166,7 @@ export default function doctor(pi: ExtensionAPI) {
 	/** `pi-lsp check --format json FILE`, at most once at a time per file content. */
 	function check(file: string): Promise<Report> {
 		const key = stamp(file);
-		const pending = pendingChecks();
+		const { pending } = shared();
 		let report = pending.get(key);
 		if (!report) {
 			report = runCheck(file);
@@ -185,8 +190,9 @@ export default function doctor(pi: ExtensionAPI) {
 
 	/** Say (once for a missing pi-lsp) that the check could not run; never blocks pi. */
 	function reportError(ctx: ExtensionContext, report: { error: string; missing: boolean }) {
-		if (report.missing && warnedMissing) return;
-		if (report.missing) warnedMissing = true;
+		const state = shared();
+		if (report.missing && state.warnedMissing) return;
+		if (report.missing) state.warnedMissing = true;
 		say(ctx, report.error, "warning");
 	}
 
