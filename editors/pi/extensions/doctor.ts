@@ -22,7 +22,7 @@
  * `pi-lsp` on PATH. When it is missing the extension says how to install it, once.
  */
 
-import { copyFileSync, existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, unlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { consequence, type Diagnostic } from "./consequences.ts";
@@ -66,16 +66,6 @@ function shared(): Shared {
 function budgetMs(): number {
 	const value = Number(process.env.PI_LSP_DOCTOR_BUDGET_MS);
 	return Number.isFinite(value) && value >= 0 ? value : 1000;
-}
-
-/** A key for a file's current content: path, size and modification time. */
-function stamp(file: string): string {
-	try {
-		const s = statSync(file);
-		return `${file}\0${s.size}\0${s.mtimeMs}`;
-	} catch {
-		return `${file}\0missing`;
-	}
 }
 
 function plural(n: number, word: string): string {
@@ -163,21 +153,25 @@ export default function doctor(pi: ExtensionAPI) {
 		return { ...result, missing };
 	}
 
-	/** `pi-lsp check --format json FILE`, at most once at a time per file content. */
+	/**
+	 * `pi-lsp check --format json FILE`, at most one at a time per file: the session pi
+	 * opens after a resume reuses the check its resume started (pi appends its thinking
+	 * level and model on opening: that changes no finding).
+	 */
 	function check(file: string): Promise<Report> {
-		const key = stamp(file);
 		const { pending } = shared();
-		let report = pending.get(key);
+		let report = pending.get(file);
 		if (!report) {
 			report = runCheck(file);
-			pending.set(key, report);
-			void report.finally(() => pending.delete(key));
+			pending.set(file, report);
+			void report.finally(() => pending.delete(file));
 		}
 		return report;
 	}
 
 	async function runCheck(file: string): Promise<Report> {
-		const r = await piLsp(["check", "--format", "json", "--quiet", file]);
+		// -j 1: one process, so a big file's check leaves a core to pi loading it
+		const r = await piLsp(["check", "--format", "json", "--quiet", "-j", "1", file]);
 		if (r.missing) return { error: INSTALL_HINT, missing: true };
 		if (r.code !== 0 && r.code !== 1) return { error: `pi-lsp check failed: ${r.stderr.trim()}`, missing: false };
 		try {
