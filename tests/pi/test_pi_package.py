@@ -221,7 +221,7 @@ def test_a_missing_pi_lsp_is_said_once_and_stays_out_of_the_way(place: Place, st
     assert pi.call("switch_session", sessionPath=str(second))["data"]["cancelled"] is False
     pi.call("get_state")
     notices = [m["message"] for m in pi.ui_seen("notify")]
-    assert len([n for n in notices if "pip install pi-lsp" in n]) == 1, notices
+    assert len([n for n in notices if "pipx install ." in n]) == 1, notices
     assert selects(pi) == []
 
 
@@ -278,8 +278,21 @@ def test_session_stats_counts_by_model_with_the_context_now(place: Place, start:
     pi = start("--session", str(path))
     pi.call("prompt", message="/session-stats")
     text = notice(pi, "pi-lsp stats")
+    assert "this session: 1 user, 2 assistant, 1 tool calls" in text
     assert "anthropic/claude-sonnet-4-5: 200 in, 40 out" in text
     assert "context now:" in text
+
+
+def test_session_stats_of_a_clone_counts_the_copied_entries_once(place: Place, start: Any) -> None:
+    path = clean_session(place.node, place.modules, place.sessions, place.project)
+    pi = start("--session", str(path))
+    assert pi.call("clone")["data"]["cancelled"] is False
+    assert state(pi)["sessionFile"] != str(path)
+    pi.call("prompt", message="/session-stats")
+    text = notice(pi, "pi-lsp stats")
+    assert "this session's own entries (not those it copied when forked): 0 user" in text
+    assert "with the 1 session it was forked from" in text
+    assert "anthropic/claude-sonnet-4-5: 200 in, 40 out" in text  # not 400: copies count once
 
 
 def test_set_cwd_keeps_the_rest_of_the_file(tmp_path: Path) -> None:

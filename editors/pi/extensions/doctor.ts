@@ -28,7 +28,8 @@ import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@e
 import { consequence, type Diagnostic } from "./consequences.ts";
 
 const STATUS_KEY = "pi-lsp";
-const INSTALL_HINT = "pi-lsp is not installed: `pip install pi-lsp` (or set --pi-lsp PATH / $PI_LSP_PATH)";
+const INSTALL_HINT =
+	"pi-lsp is not installed: `pipx install .` in a checkout of pi-lsp puts it on PATH (or name it with --pi-lsp PATH or $PI_LSP_PATH). The session doctor stays off until then.";
 const REPAIR = "Repair and resume";
 const AS_IS = "Resume as is";
 const FORK_AS_IS = "Fork as is";
@@ -383,11 +384,14 @@ function money(n: number): string {
 function statsText(stats: Stats, files: string[], ctx: ExtensionContext): string {
 	const own = stats.files.find((f) => f.path === files[0])?.total ?? stats.total;
 	const lines = [`pi-lsp stats: ${basename(files[0])}`];
-	if (files.length > 1) lines.push(`  with the ${plural(files.length - 1, "session")} it was forked from; copied entries count once`);
-	lines.push(`  this session: ${own.userMessages} user, ${own.assistantMessages} assistant, ${own.toolCalls} tool calls`);
-	lines.push(`  this session: ${tokens(own)}; ${money(own.cost)}`);
-	for (const g of stats.groups) lines.push(`  ${g.key}: ${tokens(g)}; ${money(g.cost)}`);
-	if (files.length > 1) lines.push(`  in all: ${money(stats.total.cost)}`);
+	const forked = files.length > 1;
+	const mine = forked ? "  this session's own entries (not those it copied when forked)" : "  this session";
+	lines.push(`${mine}: ${own.userMessages} user, ${own.assistantMessages} assistant, ${own.toolCalls} tool calls`);
+	lines.push(`    ${tokens(own)}; ${money(own.cost)}`);
+	if (forked) lines.push(`  with the ${plural(files.length - 1, "session")} it was forked from, each entry counted once, by model:`);
+	else lines.push("  by model:");
+	for (const g of stats.groups) lines.push(`    ${g.key}: ${tokens(g)}; ${money(g.cost)}`);
+	if (forked) lines.push(`    in all: ${money(stats.total.cost)}`);
 	const usage = ctx.getContextUsage();
 	const now = usage?.tokens == null ? "unknown (no model or no turn yet)" : `${usage.tokens} tokens`;
 	const window = usage?.contextWindow ? ` of ${usage.contextWindow}` : "";
