@@ -9,12 +9,14 @@ with pi's pipeline that each changes what pi sends or keeps). pi resumes them wi
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_rpc import PACKAGE, PI_16, Pi, Place, clean_session, plant, run_oracle, set_cwd
+from pi_rpc import PACKAGE, PI_16, ROOT, Pi, Place, clean_session, plant, run_oracle, set_cwd
 
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.sent import Sent, pairing_faults
@@ -300,3 +302,34 @@ def test_set_cwd_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     path.write_bytes(b'{"type":"session","cwd":"/x"}\n{"type":"message"}\n')
     set_cwd(path, tmp_path)
     assert path.read_bytes().split(b"\n")[1:] == [b'{"type":"message"}', b""]
+
+
+def test_the_package_type_checks_against_pi(pi16_install: tuple[str, Path], tmp_path: Path) -> None:
+    """tsc (the VS Code extension's, or $PI_LSP_TSC) on the package against pi 1.6's types."""
+    node, modules = pi16_install
+    tsc = Path(
+        os.environ.get("PI_LSP_TSC")
+        or ROOT / "editors" / "vscode" / "node_modules" / "typescript" / "bin" / "tsc"
+    )
+    if not tsc.is_file():
+        pytest.skip("typescript is not installed (npm ci in editors/vscode)")
+    pi = modules / "@earendil-works" / "pi-coding-agent" / "dist" / "index.d.ts"
+    options = {
+        "target": "ES2022",
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "strict": True,
+        "noEmit": True,
+        "allowImportingTsExtensions": True,
+        "skipLibCheck": True,
+        "types": ["node"],
+        "typeRoots": [str(modules / "@types")],
+        "paths": {"@earendil-works/pi-coding-agent": [str(pi)]},
+    }
+    config = tmp_path / "tsconfig.json"
+    files = [str(PACKAGE / "extensions" / "doctor.ts")]
+    config.write_text(json.dumps({"compilerOptions": options, "files": files}), encoding="utf-8")
+    done = subprocess.run(
+        [node, str(tsc), "-p", str(config)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
