@@ -107,6 +107,14 @@ def clean_session(node: str, modules: Path, where: Path, cwd: Path) -> Path:
     return Path(done.stdout)
 
 
+def sessions_folder(home: Path, cwd: Path) -> Path:
+    """pi's sessions folder for ``cwd`` under ``home`` (pi's own naming of a cwd), made."""
+    name = "--" + str(cwd).strip("/").replace("/", "-") + "--"
+    folder = home / ".pi" / "agent" / "sessions" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def set_cwd(path: Path, cwd: Path) -> None:
     """Point the header's ``cwd`` at ``cwd`` (the header stays the first line)."""
     data = path.read_bytes()
@@ -149,6 +157,7 @@ class Pi:
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self._n = 0
+        self._given: set[str] = set()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -204,11 +213,19 @@ class Pi:
         return self.response(self.command(kind, **fields), timeout)
 
     def ui(self, method: str, timeout: float = 30.0) -> Message:
-        """The next ``extension_ui_request`` with ``method``."""
-        return self.expect(
-            lambda m: m.get("type") == "extension_ui_request" and m.get("method") == method,
-            timeout,
-        )
+        """The first ``extension_ui_request`` with ``method`` not returned before (one that
+        came while waiting for something else included)."""
+
+        def fresh(m: Message) -> bool:
+            return (
+                m.get("type") == "extension_ui_request"
+                and m.get("method") == method
+                and m["id"] not in self._given
+            )
+
+        found = self.find(fresh, timeout)
+        self._given.add(found["id"])
+        return found
 
     def answer(self, request: Message, **fields: Any) -> None:
         """Answer a dialog."""

@@ -11,12 +11,24 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_rpc import PACKAGE, PI_16, ROOT, Pi, Place, clean_session, plant, run_oracle, set_cwd
+from pi_rpc import (
+    PACKAGE,
+    PI_16,
+    ROOT,
+    Pi,
+    Place,
+    clean_session,
+    plant,
+    run_oracle,
+    sessions_folder,
+    set_cwd,
+)
 
 from pi_lsp.core.codes import CODES
 from pi_lsp.core.sent import Sent, pairing_faults
@@ -230,10 +242,17 @@ def test_a_missing_pi_lsp_is_said_once_and_stays_out_of_the_way(place: Place, st
 # --- startup, /doctor, /doctor fix, fork, /session-stats -------------------------------------
 
 
-def test_startup_on_a_broken_session_shows_a_status_and_a_notice(place: Place, start: Any) -> None:
-    planted = plant(place.modules, "duplicate-id", place.sessions, place.project)
+@pytest.mark.parametrize("how", ["--session", "-c"])
+def test_startup_on_a_broken_session_shows_a_status_and_a_notice(
+    place: Place, start: Any, how: str
+) -> None:
+    planted = plant(place.modules, "duplicate-id", place.sessions, place.home)  # pi's cwd
+    if how == "-c":  # the newest session of the folder pi starts in
+        moved = sessions_folder(place.home, place.home) / planted["path"].name
+        planted["path"] = Path(shutil.move(planted["path"], moved))
     before = planted["path"].read_bytes()
-    pi = start("--session", str(planted["path"]))
+    pi = start(*([how, str(planted["path"])] if how == "--session" else [how]))
+    assert state(pi)["sessionFile"] == str(planted["path"])
     assert pi.ui("setStatus")["statusText"] == "1 problem · /doctor"
     notice = pi.ui("notify")
     assert notice["notifyType"] == "warning" and "PI401" in notice["message"]

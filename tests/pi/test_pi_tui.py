@@ -19,18 +19,10 @@ from pathlib import Path
 from shlex import quote
 
 import pytest
-from pi_rpc import PACKAGE, ROOT, Place, clean_session, plant
+from pi_rpc import PACKAGE, ROOT, Place, clean_session, plant, sessions_folder
 
 SHOTS = Path(os.environ.get("PI_LSP_SCREENSHOTS", ROOT / "tests" / "pi" / "screenshots"))
 COLS, ROWS = 110, 32
-
-
-def sessions_folder(place: Place) -> Path:
-    """pi's sessions folder for the project (pi's own naming of a cwd)."""
-    name = "--" + str(place.project).strip("/").replace("/", "-") + "--"
-    folder = place.home / ".pi" / "agent" / "sessions" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture
@@ -68,7 +60,7 @@ def keys(base: list[str], *typed: str) -> None:
 
 def test_resume_dialog_and_footer_in_the_terminal(place: Place, tmux: list[str]) -> None:
     """Cancel leaves the broken file as it was; resume as is shows its problems in the footer."""
-    folder = sessions_folder(place)
+    folder = sessions_folder(place.home, place.project)
     broken = plant(place.modules, "interloper", place.sessions, place.project)["path"]
     broken = Path(shutil.move(broken, folder / broken.name))
     before = broken.read_bytes()
