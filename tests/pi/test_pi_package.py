@@ -282,6 +282,8 @@ def test_doctor_fix_switches_to_a_repaired_copy(place: Place, start: Any) -> Non
     assert entry_ids(before.decode()) <= entry_ids(now.read_text(encoding="utf-8"))
     assert accepted(pi_loads(place, now))
     assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, now.name])
+    assert selects(pi) == []  # the repaired copy is not asked about again
+    assert "is unchanged" in notice(pi, "repaired a copy")
 
 
 def test_a_fork_of_a_broken_session_asks_and_cancel_cancels(place: Place, start: Any) -> None:

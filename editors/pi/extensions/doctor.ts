@@ -22,7 +22,7 @@
  * `pi-lsp` on PATH. When it is missing the extension says how to install it, once.
  */
 
-import { copyFileSync, existsSync, readFileSync, unlinkSync } from "node:fs";
+import { constants, copyFileSync, existsSync, readFileSync, unlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { consequence, type Diagnostic } from "./consequences.ts";
@@ -49,17 +49,19 @@ type Report = { findings: Finding[]; problems: Finding[] } | { error: string; mi
 
 /**
  * What outlives one extension instance (pi makes a new one after every switch or fork):
- * the checks in flight, and whether the missing pi-lsp was already reported.
+ * the checks in flight, whether the missing pi-lsp was already reported, repaired copies.
  */
 interface Shared {
 	pending: Map<string, Promise<Report>>;
 	warnedMissing: boolean;
+	/** Copies `/doctor fix` just repaired: switched to with no second question. */
+	repaired: Set<string>;
 }
 const SHARED_KEY = Symbol.for("pi-lsp-doctor");
 
 function shared(): Shared {
 	const g = globalThis as unknown as Record<symbol, Shared | undefined>;
-	g[SHARED_KEY] ??= { pending: new Map(), warnedMissing: false };
+	g[SHARED_KEY] ??= { pending: new Map(), warnedMissing: false, repaired: new Set() };
 	return g[SHARED_KEY];
 }
 
@@ -170,16 +172,22 @@ export default function doctor(pi: ExtensionAPI) {
 		return report;
 	}
 
-	async function runCheck(file: string): Promise<Report> {
+	function runCheck(file: string): Promise<Report> {
 		// -j 1: one process, so a big file's check leaves a core to pi loading it
-		const r = await piLsp(["check", "--format", "json", "--quiet", "-j", "1", file]);
+		return runReport(["check", "--format", "json", "--quiet", "-j", "1", file]);
+	}
+
+	/** Run a `pi-lsp check ... --format json` command; its findings, or why there are none. */
+	async function runReport(args: string[]): Promise<Report> {
+		const r = await piLsp(args);
+		const what = `pi-lsp ${args.slice(0, 2).join(" ")}`;
 		if (r.missing) return { error: INSTALL_HINT, missing: true };
-		if (r.code !== 0 && r.code !== 1) return { error: `pi-lsp check failed: ${r.stderr.trim()}`, missing: false };
+		if (r.code !== 0 && r.code !== 1) return { error: `${what} failed: ${r.stderr.trim()}`, missing: false };
 		try {
 			const findings = parseCheck(r.stdout);
 			return { findings, problems: findings.filter((f) => f.consequence) };
 		} catch {
-			return { error: "pi-lsp check printed no report", missing: false };
+			return { error: `${what} printed no report`, missing: false };
 		}
 	}
 
@@ -210,18 +218,14 @@ export default function doctor(pi: ExtensionAPI) {
 	}
 
 	/** Repair `file` in place (pi-lsp keeps NAME.bak); the problems left, or an error. */
-	async function repair(file: string): Promise<Report> {
-		const r = await piLsp(["check", "--fix", "--format", "json", "--quiet", file]);
-		if (r.missing) return { error: INSTALL_HINT, missing: true };
-		if (r.code !== 0 && r.code !== 1) return { error: `pi-lsp check --fix failed: ${r.stderr.trim()}`, missing: false };
-		const findings = parseCheck(r.stdout);
-		return { findings, problems: findings.filter((f) => f.consequence) };
+	function repair(file: string): Promise<Report> {
+		return runReport(["check", "--fix", "--format", "json", "--quiet", file]);
 	}
 
 	/** Before a resume: ask when the target has problems; repair, go on or cancel. */
 	pi.on("session_before_switch", async (event, ctx) => {
 		const file = event.targetSessionFile;
-		if (event.reason !== "resume" || !file) return undefined;
+		if (event.reason !== "resume" || !file || shared().repaired.delete(file)) return undefined;
 		const report = await checkWithin(file);
 		if (!report) {
 			say(ctx, `pi-lsp is still checking ${basename(file)}; the result will show in the footer.`, "info");
@@ -268,14 +272,16 @@ export default function doctor(pi: ExtensionAPI) {
 	pi.on("session_start", (event, ctx) => {
 		const file = ctx.sessionManager.getSessionFile();
 		if (!file || !existsSync(file)) return;
-		void check(file).then((report) => {
-			if (!alive) return;
-			if ("error" in report) return reportError(ctx, report);
-			if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, footer(report.problems));
-			if (event.reason === "startup" && report.problems.length) {
-				say(ctx, `${summary(file, report.problems)}\n/doctor lists them, /doctor fix repairs a copy.`, "warning");
-			}
-		});
+		void check(file)
+			.then((found) => {
+				if (!alive) return;
+				if ("error" in found) return reportError(ctx, found);
+				if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, footer(found.problems));
+				if (event.reason === "startup" && found.problems.length) {
+					say(ctx, `${summary(file, found.problems)}\n/doctor lists them, /doctor fix repairs a copy.`, "warning");
+				}
+			})
+			.catch(() => undefined); // a context pi replaced meanwhile: nothing to show it on
 	});
 
 	pi.on("session_shutdown", () => {
@@ -301,23 +307,32 @@ export default function doctor(pi: ExtensionAPI) {
 	/** `/doctor fix`: repair a copy of the open session and switch to it. */
 	async function fixCopy(file: string, ctx: ExtensionCommandContext) {
 		await ctx.waitForIdle();
-		const report = await check(file);
-		if ("error" in report) return say(ctx, report.error, "warning");
-		if (!report.problems.length) return say(ctx, `pi-lsp: nothing to repair in ${basename(file)}.`, "info");
+		const found = await check(file);
+		if ("error" in found) return say(ctx, found.error, "warning");
+		if (!found.problems.length) return say(ctx, `pi-lsp: nothing to repair in ${basename(file)}.`, "info");
 		const copy = copyPath(file);
-		copyFileSync(file, copy);
+		try {
+			copyFileSync(file, copy, constants.COPYFILE_EXCL);
+		} catch (error) {
+			return say(ctx, `pi-lsp: cannot copy the session: ${(error as Error).message}`, "error");
+		}
 		const repaired = await repair(copy);
+		if ("error" in repaired || !existsSync(`${copy}.bak`)) {
+			unlinkSync(copy); // our own byte copy of the untouched original
+			const why = "error" in repaired ? repaired.error : "pi-lsp has no safe repair for these problems";
+			return say(ctx, `${why}; ${basename(file)} is unchanged.`, "warning");
+		}
 		dropOwnBackup(file, copy);
-		if ("error" in repaired) return say(ctx, repaired.error, "warning");
 		const left = repaired.problems.length ? ` ${plural(repaired.problems.length, "problem")} left.` : "";
 		const note = `pi-lsp repaired a copy: now in ${basename(copy)}; ${basename(file)} is unchanged.${left}`;
+		shared().repaired.add(copy);
 		await ctx.switchSession(copy, { withSession: async (next) => next.ui.notify(note, "info") });
 	}
 
 	/** The copy's NAME.bak is a byte copy of the untouched original: not worth keeping twice. */
 	function dropOwnBackup(original: string, copy: string) {
 		const bak = `${copy}.bak`;
-		if (existsSync(bak) && readFileSync(bak).equals(readFileSync(original))) unlinkSync(bak);
+		if (readFileSync(bak).equals(readFileSync(original))) unlinkSync(bak);
 	}
 
 	pi.registerCommand("session-stats", {
