@@ -354,3 +354,27 @@ def test_the_package_type_checks_against_pi(pi16_install: tuple[str, Path], tmp_
         [node, str(tsc), "-p", str(config)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_without_a_ui_the_findings_go_to_stderr(place: Place) -> None:
+    """Print mode (`pi -p`, no UI): the startup notice and /doctor's list are printed."""
+    planted = plant(place.modules, "interloper", place.sessions, place.project)
+    cli = place.modules / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        HOME=str(place.home),
+        PI_CODING_AGENT_DIR=str(place.home / ".pi" / "agent"),
+        PI_LSP_PATH=str(place.pi_lsp),
+    )
+    args = ["--offline", "-ne", "-e", str(PACKAGE), "--session", str(planted["path"])]
+    done = subprocess.run(
+        [place.node, str(cli), *args, "-p", "/doctor"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=place.home,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1 problem changes what pi sends or keeps" in done.stderr
+    assert f"line {planted['expect']['line'] + 1}: PI423 error" in done.stderr
