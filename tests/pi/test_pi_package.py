@@ -42,7 +42,14 @@ ASKED = [
     "duplicate-id",
     "dangling-parent",
     "torn-append",
+    "chained-compactions",
+    "interloper-branch",
+    "cycle",
+    "no-header",
+    "torn-header",
 ]
+LOSES_ENTRIES = {"duplicate-id", "dangling-parent", "torn-append"}
+HEADERLESS = {"no-header", "torn-header"}
 HOST_PACKAGES = {
     "@earendil-works/pi-ai",
     "@earendil-works/pi-agent-core",
@@ -167,10 +174,14 @@ def test_a_broken_session_asks_and_cancel_leaves_all_as_it_was(
     cid = pi.command("switch_session", sessionPath=str(path))
     dialog = pi.ui("select")
     assert dialog["options"] == ["Repair and resume", "Resume as is", "Cancel"]
-    line = planted["expect"]["line"] + 1
     counted = r"^pi-lsp: (1 problem changes|\d+ problems change) what pi sends or keeps in "
     assert re.match(counted + re.escape(path.name), dialog["title"])
-    assert f"line {line}: {planted['expect']['code']}" in dialog["title"]
+    # the first problem, by line: the planted one, or one before it (a torn header's own line)
+    first = re.search(r"\nFirst, line (\d+): (PI\d{3}) ", dialog["title"])
+    assert first is not None, dialog["title"]
+    line, code = int(first[1]), first[2]
+    expected = planted["expect"]["line"] + 1
+    assert (line, code) == (expected, planted["expect"]["code"]) or line < expected
     pi.answer(dialog, value="Cancel")
     assert pi.response(cid)["data"] == {"cancelled": True}
     assert path.read_bytes() == before
@@ -184,15 +195,21 @@ def test_repair_resumes_a_session_pi_accepts_with_every_entry(
     planted = plant(place.modules, kind, place.sessions, place.project)
     path: Path = planted["path"]
     before = path.read_bytes()
-    assert not accepted(pi_loads(place, path)) or kind in {
-        "duplicate-id",
-        "dangling-parent",
-        "torn-append",
-    }
+    # pi breaks on the resumed leaf, or loses entries (confirmed by tests/conformance/
+    # test_doctor.py), or breaks on another branch (interloper-branch)
+    assert not accepted(pi_loads(place, path)) or kind in LOSES_ENTRIES | {"interloper-branch"}
     pi = start()
     cid = pi.command("switch_session", sessionPath=str(path))
     pi.answer(pi.ui("select"), value="Repair and resume")
-    assert pi.response(cid)["data"] == {"cancelled": False}
+    done = pi.response(cid)
+    if kind in HEADERLESS:
+        # pi-lsp rebuilds the header's cwd from the folder name (/home/user/project), which
+        # does not exist here: pi refuses it (its TUI asks to resume in the current folder)
+        assert not done["success"] and "does not exist" in done["error"], done
+        assert accepted(pi_loads(place, path))
+        assert entry_ids(before.decode("utf-8", "replace")) <= entry_ids(path.read_text("utf-8"))
+        return
+    assert done["data"] == {"cancelled": False}
     assert state(pi)["sessionFile"] == str(path)
     assert Path(f"{path}.bak").read_bytes() == before
     after = path.read_text(encoding="utf-8")
