@@ -286,6 +286,19 @@ def test_doctor_lists_the_findings_with_their_lines(place: Place, start: Any) ->
     assert pi.response(cid)["success"] is True
 
 
+def test_doctor_says_what_pi_does_with_a_finding_that_asks_nothing(
+    place: Place, start: Any
+) -> None:
+    planted = plant(place.modules, "dangling-call", place.sessions, place.project)  # PI421
+    pi = start("--session", str(planted["path"]))
+    assert pi.ui("setStatus").get("statusText") is None
+    pi.call("prompt", message="/doctor")
+    text = notice(pi, "finding")
+    assert f"line {planted['expect']['line'] + 1}: PI421 warning" in text
+    assert '→ pi-ai answers the call with "No result provided"' in text
+    assert text.endswith("None of them changes what pi sends or keeps.")
+
+
 def test_doctor_fix_switches_to_a_repaired_copy(place: Place, start: Any) -> None:
     planted = plant(place.modules, "interloper", place.sessions, place.project)
     path: Path = planted["path"]

@@ -58,11 +58,10 @@ export interface Diagnostic {
 	message: string;
 }
 
-/** What pi does because of `d`, when that changes what pi sends or keeps; else undefined. */
-export function consequence(d: Diagnostic): string | undefined {
+/** What pi does with the finding `d`, and whether that changes what pi sends or keeps. */
+export function consequence(d: Diagnostic): { what: string; changes: boolean } | undefined {
 	const entry = d.code ? CONSEQUENCES[d.code] : undefined;
 	if (!entry) return undefined;
 	const [when, what] = entry;
-	if (when === "always" || (when === "error" && d.severity === 1)) return what;
-	return undefined;
+	return { what, changes: when === "always" || (when === "error" && d.severity === 1) };
 }

@@ -35,13 +35,15 @@ const AS_IS = "Resume as is";
 const FORK_AS_IS = "Fork as is";
 const CANCEL = "Cancel";
 
-/** One finding of `pi-lsp check`, with what pi does about it when that matters. */
+/** One finding of `pi-lsp check`, with what pi does about it (consequences.ts). */
 interface Finding {
 	line: number;
 	code: string;
 	severity: number;
 	message: string;
-	consequence?: string;
+	what?: string;
+	/** Whether it changes what pi sends or keeps: worth a question. */
+	changes: boolean;
 }
 
 /** What `pi-lsp check` found in one file, or why it could not say. */
@@ -81,12 +83,14 @@ function changes(n: number): string {
 }
 
 function toFinding(d: Diagnostic): Finding {
+	const pi = consequence(d);
 	return {
 		line: d.range.start.line + 1,
 		code: d.code ?? "",
 		severity: d.severity ?? 1,
 		message: d.message,
-		consequence: consequence(d),
+		what: pi?.what,
+		changes: pi?.changes ?? false,
 	};
 }
 
@@ -106,7 +110,7 @@ function summary(file: string, problems: Finding[]): string {
 	return [
 		`pi-lsp: ${changes(problems.length)} in ${basename(file)}.`,
 		`First, ${describeProblem(first)}`,
-		`→ ${first.consequence}.`,
+		`→ ${first.what}.`,
 	].join("\n");
 }
 
@@ -122,7 +126,7 @@ function findingsText(file: string, findings: Finding[], problems: Finding[]): s
 	const lines = [`pi-lsp: ${plural(findings.length, "finding")} in ${file}`];
 	for (const f of findings) {
 		lines.push(`  line ${f.line}: ${f.code} ${SEVERITY[f.severity] ?? ""} ${f.message}`);
-		lines.push(`    → ${f.consequence ?? "pi loads and sends the session as it is"}`);
+		if (f.what) lines.push(`    → ${f.what}`);
 	}
 	lines.push(
 		problems.length
@@ -185,7 +189,7 @@ export default function doctor(pi: ExtensionAPI) {
 		if (r.code !== 0 && r.code !== 1) return { error: `${what} failed: ${r.stderr.trim()}`, missing: false };
 		try {
 			const findings = parseCheck(r.stdout);
-			return { findings, problems: findings.filter((f) => f.consequence) };
+			return { findings, problems: findings.filter((f) => f.changes) };
 		} catch {
 			return { error: `${what} printed no report`, missing: false };
 		}
