@@ -386,9 +386,8 @@ def test_the_package_type_checks_against_pi(pi16_install: tuple[str, Path], tmp_
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_without_a_ui_the_findings_go_to_stderr(place: Place) -> None:
-    """Print mode (`pi -p`, no UI): the startup notice and /doctor's list are printed."""
-    planted = plant(place.modules, "interloper", place.sessions, place.project)
+def pi_cli(place: Place, *args: str) -> subprocess.CompletedProcess[str]:
+    """pi's command line with the temporary HOME, no API key, this checkout's pi-lsp."""
     cli = place.modules / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
@@ -396,15 +395,28 @@ def test_without_a_ui_the_findings_go_to_stderr(place: Place) -> None:
         PI_CODING_AGENT_DIR=str(place.home / ".pi" / "agent"),
         PI_LSP_PATH=str(place.pi_lsp),
     )
-    args = ["--offline", "-ne", "-e", str(PACKAGE), "--session", str(planted["path"])]
-    done = subprocess.run(
-        [place.node, str(cli), *args, "-p", "/doctor"],
+    return subprocess.run(
+        [place.node, str(cli), *args],
         capture_output=True,
         text=True,
         env=env,
         cwd=place.home,
         timeout=120,
     )
+
+
+@pytest.mark.parametrize("how", ["-e", "install"])
+def test_without_a_ui_the_findings_go_to_stderr(place: Place, how: str) -> None:
+    """Print mode (`pi -p`, no UI), with the package from `-e` or `pi install`: the startup
+    notice and /doctor's list are printed."""
+    planted = plant(place.modules, "interloper", place.sessions, place.project)
+    if how == "install":
+        installed = pi_cli(place, "install", str(PACKAGE))
+        assert installed.returncode == 0, installed.stderr
+        load = []
+    else:
+        load = ["-ne", "-e", str(PACKAGE)]
+    done = pi_cli(place, "--offline", *load, "--session", str(planted["path"]), "-p", "/doctor")
     assert done.returncode == 0, done.stderr
     assert "1 problem changes what pi sends or keeps" in done.stderr
     assert f"line {planted['expect']['line'] + 1}: PI423 error" in done.stderr
