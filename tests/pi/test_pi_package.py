@@ -94,14 +94,17 @@ def pi_loads(place: Place, path: Path) -> dict[str, Any]:
 
 
 def accepted(pi: dict[str, Any]) -> bool:
-    """pi loads the file and the request pi-ai builds from it keeps every call paired."""
+    """pi loads the file, the request pi-ai builds from it keeps every call paired, and no
+    call whose result is in the file is answered with a synthetic "No result provided"."""
     if not pi["pi_accepts"] or "error" in pi:
         return False
     sent = [
         Sent(m["role"], m["line"], tuple(m.get("toolCallIds") or ()), m.get("toolCallId"))
         for m in pi["sent"]
     ]
-    return not pairing_faults(sent)
+    answered = {e.get("toolCallId") for e in pi["entries"] if e.get("role") == "toolResult"}
+    synthetic = {m.get("toolCallId") for m in pi["sent"] if m.get("synthetic")}
+    return not pairing_faults(sent) and not synthetic & answered
 
 
 def entry_ids(text: str) -> set[str]:
