@@ -319,14 +319,20 @@ def test_doctor_fix_switches_to_a_repaired_copy(place: Place, start: Any) -> Non
     assert "is unchanged" in notice(pi, "repaired a copy")
 
 
-def test_a_fork_of_a_broken_session_asks_and_cancel_cancels(place: Place, start: Any) -> None:
+@pytest.mark.parametrize("answer", ["Cancel", "Fork as is"])
+def test_a_fork_of_a_broken_session_asks(place: Place, start: Any, answer: str) -> None:
     planted = plant(place.modules, "interloper", place.sessions, place.project)
-    pi = start("--session", str(planted["path"]))
+    path: Path = planted["path"]
+    before = path.read_bytes()
+    pi = start("--session", str(path))
     cid = pi.command("fork", entryId=planted["ids"]["u2"])
     dialog = pi.ui("select")
     assert dialog["options"] == ["Fork as is", "Cancel"]
-    pi.answer(dialog, value="Cancel")
-    assert pi.response(cid)["data"] == {"cancelled": True}
+    assert "line 4: PI423" in dialog["title"]
+    pi.answer(dialog, value=answer)
+    assert pi.response(cid)["data"]["cancelled"] is (answer == "Cancel")
+    assert (state(pi)["sessionFile"] == str(path)) is (answer == "Cancel")
+    assert untouched_but_by_pi(before, path)  # the package never writes the file pi has open
 
 
 def test_session_stats_counts_by_model_with_the_context_now(place: Place, start: Any) -> None:
