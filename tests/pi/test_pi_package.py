@@ -215,6 +215,7 @@ def test_repair_resumes_a_session_pi_accepts_with_every_entry(
     assert done["data"] == {"cancelled": False}
     assert state(pi)["sessionFile"] == str(path)
     assert Path(f"{path}.bak").read_bytes() == before
+    assert f"the original is kept as {path.name}.bak" in notice(pi, "pi-lsp repaired")
     after = path.read_text(encoding="utf-8")
     assert entry_ids(before.decode("utf-8", "replace")) <= entry_ids(after)
     loaded = pi_loads(place, path)

@@ -47,7 +47,9 @@ interface Finding {
 }
 
 /** What `pi-lsp check` found in one file, or why it could not say. */
-type Report = { findings: Finding[]; problems: Finding[] } | { error: string; missing: boolean };
+type Report =
+	| { findings: Finding[]; problems: Finding[]; backup?: string }
+	| { error: string; missing: boolean };
 
 /**
  * What outlives one extension instance (pi makes a new one after every switch or fork):
@@ -189,7 +191,9 @@ export default function doctor(pi: ExtensionAPI) {
 		if (r.code !== 0 && r.code !== 1) return { error: `${what} failed: ${r.stderr.trim()}`, missing: false };
 		try {
 			const findings = parseCheck(r.stdout);
-			return { findings, problems: findings.filter((f) => f.changes) };
+			// `check --fix` names the backup it kept ("original kept as NAME.bak") when it changed the file
+			const backup = /original kept as (.+)$/m.exec(r.stderr)?.[1];
+			return { findings, problems: findings.filter((f) => f.changes), backup };
 		} catch {
 			return { error: `${what} printed no report`, missing: false };
 		}
@@ -253,7 +257,8 @@ export default function doctor(pi: ExtensionAPI) {
 			return { cancel: true };
 		}
 		const left = repaired.problems.length ? `; ${plural(repaired.problems.length, "problem")} left` : "";
-		say(ctx, `pi-lsp repaired ${basename(file)} (the original is kept beside it as .bak)${left}.`, "info");
+		if (!repaired.backup) say(ctx, `pi-lsp has no safe repair for these problems; resuming ${basename(file)} as it is.`, "warning");
+		else say(ctx, `pi-lsp repaired ${basename(file)} (the original is kept as ${basename(repaired.backup)})${left}.`, "info");
 		return undefined;
 	});
 
@@ -321,22 +326,21 @@ export default function doctor(pi: ExtensionAPI) {
 			return say(ctx, `pi-lsp: cannot copy the session: ${(error as Error).message}`, "error");
 		}
 		const repaired = await repair(copy);
-		if ("error" in repaired || !existsSync(`${copy}.bak`)) {
+		if ("error" in repaired || !repaired.backup) {
 			unlinkSync(copy); // our own byte copy of the untouched original
 			const why = "error" in repaired ? repaired.error : "pi-lsp has no safe repair for these problems";
 			return say(ctx, `${why}; ${basename(file)} is unchanged.`, "warning");
 		}
-		dropOwnBackup(file, copy);
+		dropOwnBackup(file, repaired.backup);
 		const left = repaired.problems.length ? ` ${plural(repaired.problems.length, "problem")} left.` : "";
 		const note = `pi-lsp repaired a copy: now in ${basename(copy)}; ${basename(file)} is unchanged.${left}`;
 		shared().repaired.add(copy);
 		await ctx.switchSession(copy, { withSession: async (next) => next.ui.notify(note, "info") });
 	}
 
-	/** The copy's NAME.bak is a byte copy of the untouched original: not worth keeping twice. */
-	function dropOwnBackup(original: string, copy: string) {
-		const bak = `${copy}.bak`;
-		if (readFileSync(bak).equals(readFileSync(original))) unlinkSync(bak);
+	/** The copy's backup is a byte copy of the untouched original: not worth keeping twice. */
+	function dropOwnBackup(original: string, backup: string) {
+		if (readFileSync(backup).equals(readFileSync(original))) unlinkSync(backup);
 	}
 
 	pi.registerCommand("session-stats", {
