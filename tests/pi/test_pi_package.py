@@ -430,3 +430,11 @@ def test_without_a_ui_the_findings_go_to_stderr(place: Place, how: str) -> None:
     assert done.returncode == 0, done.stderr
     assert "1 problem changes what pi sends or keeps" in done.stderr
     assert f"line {planted['expect']['line'] + 1}: PI423 error" in done.stderr
+
+
+def test_the_flag_names_pi_lsp_before_the_environment(place: Place, start: Any) -> None:
+    planted = plant(place.modules, "interloper", place.sessions, place.project)
+    pi = start("--pi-lsp", str(place.pi_lsp), PI_LSP_PATH=str(place.home / "no-such-pi-lsp"))
+    cid = pi.command("switch_session", sessionPath=str(planted["path"]))
+    pi.answer(pi.ui("select"), value="Cancel")
+    assert pi.response(cid)["data"] == {"cancelled": True}
