@@ -20,7 +20,7 @@ CACHE=${PI_LSP_EDITORS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-lsp-editors}
 NODE_MAJOR=24
 CODE_SERVER_VERSION=4.139.1
 PLAYWRIGHT_VERSION=1.65.1
-APT_PACKAGES=(chromium fonts-dejavu-core libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
+APT_PACKAGES=(chromium fonts-dejavu-core libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev tmux)
 MODE=${1:-all}
 
 log() { printf '[editors.sh %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
