@@ -255,6 +255,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.slow
 async def test_quick_fix_through_the_server(client: LanguageClient, case: Case) -> None:
     uri = f"file:///tmp/pi-lsp-test/fix-{case.name}.jsonl"
     diags = await open_document(client, case.text, uri)
@@ -532,6 +533,7 @@ async def test_commands_on_a_file_that_is_not_open(client: LanguageClient, tmp_p
         ("pi-lsp.context", [99], "line 100 holds no entry"),
     ],
 )
+@pytest.mark.slow
 async def test_command_argument_errors(
     client: LanguageClient, command: str, args: list[object], message: str
 ) -> None:
