@@ -34,6 +34,8 @@ from tests.core.pi_sessions import (
 
 from .conftest import SERVER, change_all, open_document
 
+pytestmark = pytest.mark.slow  # one server per code action or command, 31 cases
+
 A, B, C, D, E = (c * 8 for c in "abcde")
 
 # ------------------------------------------------------------------------------ helpers
@@ -255,7 +257,6 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-@pytest.mark.slow
 async def test_quick_fix_through_the_server(client: LanguageClient, case: Case) -> None:
     uri = f"file:///tmp/pi-lsp-test/fix-{case.name}.jsonl"
     diags = await open_document(client, case.text, uri)
@@ -533,7 +534,6 @@ async def test_commands_on_a_file_that_is_not_open(client: LanguageClient, tmp_p
         ("pi-lsp.context", [99], "line 100 holds no entry"),
     ],
 )
-@pytest.mark.slow
 async def test_command_argument_errors(
     client: LanguageClient, command: str, args: list[object], message: str
 ) -> None:

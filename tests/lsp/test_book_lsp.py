@@ -18,6 +18,8 @@ from pi_lsp.lsp.proto import Frame
 
 from .conftest import open_document
 
+pytestmark = pytest.mark.slow  # one server per case
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")
 URI = "file:///tmp/pi-lsp-test/book.jsonl"
@@ -118,7 +120,6 @@ async def test_convert_command_on_a_file_on_disk(client: LanguageClient, tmp_pat
     assert edit.new_text == convert_text(SAMPLE, str(path))
 
 
-@pytest.mark.slow
 async def test_convert_command_refuses_pi_files_and_bad_arguments(client: LanguageClient) -> None:
     pi = (
         '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
