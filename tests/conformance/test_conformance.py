@@ -175,6 +175,7 @@ def our_context(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> 
 
 
 @pytest.mark.parametrize("name", ALL + PI16_ONLY)
+@pytest.mark.slow
 def test_context_matches_pi(
     any_pi_oracle: Oracle, fixtures_dir: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
