@@ -227,6 +227,7 @@ def _cpu_seconds(args: list[str]) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+@pytest.mark.slow
 def test_tree_of_20_mib_of_nested_branches_is_fast_and_fits_200_columns(tmp_path: Path) -> None:
     big = tmp_path / "nested.jsonl"
     nested_session(big, 20)

@@ -175,6 +175,7 @@ def our_context(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> 
 
 
 @pytest.mark.parametrize("name", ALL + PI16_ONLY)
+@pytest.mark.slow
 def test_context_matches_pi(
     any_pi_oracle: Oracle, fixtures_dir: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
@@ -248,6 +249,7 @@ def check_fork(pi: dict[str, Any], result: refactor.Fork, source: Path, by_line:
 
 
 @pytest.mark.parametrize("name", ALL + PI16_ONLY)
+@pytest.mark.slow
 def test_fork_matches_pi(
     any_pi_oracle: Oracle, fixtures_dir: Path, tmp_path: Path, name: str
 ) -> None:
@@ -280,6 +282,7 @@ def sample(request: pytest.FixtureRequest, pi_oracle: Oracle, tmp_path: Path) ->
     return written
 
 
+@pytest.mark.slow
 def test_sample_analyses_clean_and_agrees(
     sample: dict[str, Any], pi_oracle: Oracle, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -35,6 +35,8 @@ from pi_lsp.core.limits import V8_MAX_STRING
 from pi_lsp.core.migrate import UNDEFINED
 from pi_lsp.core.sent import Sent, pairing_faults
 
+pytestmark = pytest.mark.slow  # 42 cases, each plants and checks faults with pi 1.6 in node
+
 DOCTOR = Path(__file__).resolve().with_name("doctor_faults.mjs")
 
 QUICK_FIXED = [

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from pi_install import PI_VERSION, cache_dir, find_pi
 
+pytestmark = pytest.mark.slow  # the oracle's own tests, each starts node
+
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = REPO / "bench" / "generate.mjs"
 HEX8 = re.compile(r"^[0-9a-f]{8}$")

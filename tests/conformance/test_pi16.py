@@ -33,6 +33,8 @@ from pi_lsp.core.migrate import UNDEFINED
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.sent import pairing_faults, request, sent_json
 
+pytestmark = pytest.mark.slow  # 47 cases, each runs pi 1.6 in node several times
+
 Oracle = Any
 SAMPLES = [(1, False), (2, True), (3, False), (4, True), (5, False), (6, True)]
 

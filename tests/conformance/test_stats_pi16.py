@@ -20,6 +20,8 @@ from pi_lsp.cli import main
 from pi_lsp.core.stats import TOTAL_KEYS, money, read_file
 from pi_lsp.core.stats_report import build, groups
 
+pytestmark = pytest.mark.slow  # each runs pi 1.6 in node over whole sessions
+
 HELPER = Path(__file__).resolve().with_name("pi16_stats.mjs")
 
 

@@ -174,6 +174,7 @@ SEEN = {"extended": 0, "examples": 0}
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(growth())
+@pytest.mark.slow
 def test_an_append_analysed_from_the_end_is_a_fresh_analysis(
     monkeypatch: pytest.MonkeyPatch, texts: tuple[str, str, str]
 ) -> None:

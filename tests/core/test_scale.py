@@ -17,6 +17,8 @@ import pytest
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.files import read_text
 
+pytestmark = pytest.mark.slow  # 100,000 entries, 20 MB lines, 200,000-deep nesting
+
 ROOT = Path(__file__).resolve().parents[2]
 TS = "2026-03-01T10:00:00.000Z"
 

@@ -141,6 +141,7 @@ def read_lines(path: Path) -> list[Any]:
     fixture_files() or [pytest.param(None, marks=pytest.mark.skip("no ../shared/fixtures"))],
     ids=lambda p: getattr(p, "name", str(p)),
 )
+@pytest.mark.slow
 def test_every_fixture_line_same_violations_in_every_schema(path: Path) -> None:
     checked = 0
     for line in read_lines(path):
@@ -466,6 +467,7 @@ def test_every_fixture_line_same_verdict_on_the_fast_path() -> None:
         assert_same_findings(line)
 
 
+@pytest.mark.slow
 def test_every_role_of_every_message_sample_same_verdict() -> None:
     """Each message sample under each role (a role given another role's fields, too)."""
     for key in ("pi.1", "pi.2", "pi.3"):

@@ -321,6 +321,7 @@ def test_migration_quick_fix(nvim_run: dict[str, Any]) -> None:
     assert {"PI001", "PI400"} <= codes_after
 
 
+@pytest.mark.slow
 def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
     """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
     Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with

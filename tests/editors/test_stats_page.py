@@ -76,6 +76,7 @@ def test_a_forks_cards_say_what_they_count(tmp_path: Path) -> None:
     assert "16 copied entries ($0.0968) counted in Session 5: test failing file — pi-v3-branched.jsonl." in text
 
 
+@pytest.mark.slow
 def test_stats_page_renders_in_chromium(tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium not installed (bash .ci/editors.sh)")

@@ -40,7 +40,7 @@ from editors_support import (
     make_session,
 )
 
-pytestmark = pytest.mark.editors
+pytestmark = [pytest.mark.editors, pytest.mark.slow]  # one drive of code-server in Chromium: ~1 min
 
 HERE = Path(__file__).resolve().parent
 CACHE = Path(

@@ -34,6 +34,8 @@ from tests.core.pi_sessions import (
 
 from .conftest import SERVER, change_all, open_document
 
+pytestmark = pytest.mark.slow  # one server per code action or command, 31 cases
+
 A, B, C, D, E = (c * 8 for c in "abcde")
 
 # ------------------------------------------------------------------------------ helpers

@@ -18,6 +18,8 @@ from pi_lsp.lsp.proto import Frame
 
 from .conftest import open_document
 
+pytestmark = pytest.mark.slow  # one server per case
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")
 URI = "file:///tmp/pi-lsp-test/book.jsonl"

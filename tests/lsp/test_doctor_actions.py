@@ -78,5 +78,6 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.slow
 async def test_doctor_fix_through_the_server(client: LanguageClient, case: Case) -> None:
     await test_actions.test_quick_fix_through_the_server(client, case)

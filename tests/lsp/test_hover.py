@@ -102,6 +102,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{100,}")
     "name",
     ["pi-v3-branched.jsonl", "pi-v2-hookmessage.jsonl", "real-v1-compactions.jsonl"],
 )
+@pytest.mark.slow
 async def test_hover_over_shared_fixtures(client: LanguageClient, name: str) -> None:
     path = FIXTURES / name
     if not path.exists():

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.robustness.lspclient import LspClient, start_stdio
 
 from .big_session import big_session
@@ -53,6 +55,7 @@ def _id_column(line: str) -> int:
     return line.index('"id":"') + len('"id":"') + 2
 
 
+@pytest.mark.slow
 def test_hovers_answer_during_the_reanalysis_of_a_big_session(tmp_path: Path) -> None:
     text = big_session(SIZE_MIB)
     big = tmp_path / "big.jsonl"

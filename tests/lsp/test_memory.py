@@ -32,6 +32,7 @@ def _rss(client: LanguageClient) -> int:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.slow
 async def test_closing_a_large_document_gives_its_memory_back(client: LanguageClient) -> None:
     await open_document(client, big_session(0.2), "file:///tmp/pi-lsp-test/warm.jsonl")
     await asyncio.sleep(1.5)  # the first analysis imports and compiles what any would

@@ -16,6 +16,8 @@ from pi_lsp.core.text import Encoding
 from .conftest import SERVER, open_document
 from .features_support import FIXTURES, LINES, TEXT, URI, doc_id, pos, span, value
 
+pytestmark = pytest.mark.slow  # one server per feature, 15 cases
+
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def uninitialized(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]

@@ -14,6 +14,8 @@ from pi_lsp.core.text import Encoding, to_units
 from .conftest import open_document
 from .features_support import FIXTURES, LINES, TEXT, URI, doc_id, pos, span, value
 
+pytestmark = pytest.mark.slow  # one server per case; test_hover and test_sync stay fast
+
 Found = list[types.Location] | list[types.LocationLink] | types.Location | None
 
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import LanguageClient
@@ -98,6 +99,7 @@ def check_json(path: Path) -> list[dict[str, object]]:
     return list(files[0]["diagnostics"])
 
 
+@pytest.mark.slow
 async def test_a_burst_of_changes_ends_with_the_final_version(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -134,6 +136,7 @@ async def test_a_burst_of_changes_ends_with_the_final_version(
     assert {d.code for d in final} >= {"PI400"}
 
 
+@pytest.mark.slow
 async def test_requests_are_answered_while_a_large_document_is_analysed(
     client: LanguageClient,
 ) -> None:
@@ -177,6 +180,7 @@ async def test_requests_are_answered_while_a_large_document_is_analysed(
     assert list(client.diagnostics[big_uri]) == []
 
 
+@pytest.mark.slow
 async def test_a_long_analysis_reports_progress(client: LanguageClient) -> None:
     uri = "file:///tmp/pi-lsp-test/progress.jsonl"
     # about 38 MiB: analysed in about a second here, well past progress.SHOW_AFTER (0.3 s)

@@ -29,6 +29,7 @@ async def _released(s: scheduler.Scheduler, calls: list[int]) -> None:
     assert len(calls) > before
 
 
+@pytest.mark.slow
 async def test_what_analyses_froze_is_collected_once_no_document_is_open(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -12,6 +12,8 @@ from pytest_lsp import LanguageClient
 
 from .conftest import open_document
 
+pytestmark = pytest.mark.slow  # one server per case
+
 SESSION = "\n".join(
     json.dumps(e)
     for e in [

@@ -11,6 +11,8 @@ from pi_lsp.core.text import Encoding
 from .conftest import open_document
 from .features_support import FIXTURES, LINES, TEXT, URI, doc_id, span
 
+pytestmark = pytest.mark.slow  # one server per case
+
 
 async def _symbols(
     client: LanguageClient, uri: str = URI

@@ -16,6 +16,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+pytestmark = pytest.mark.slow  # one server per case, each over a folder
+
 SERVER = [sys.executable, "-m", "pi_lsp"]
 CACHE = Path(tempfile.mkdtemp(prefix="pi-lsp-search-")) / "index.json"
 ENV = {**os.environ, "PI_LSP_SEARCH_CACHE": str(CACHE)}

@@ -1,7 +1,7 @@
 """Robustness suite configuration.
 
-- ``@pytest.mark.slow`` tests (full-size pathological inputs, long fuzz runs) are
-  deselected unless ``PI_LSP_SLOW=1``.
+- ``@pytest.mark.slow`` tests (full-size pathological inputs, long fuzz runs) are in the
+  slow tier (``python -m pytest -m ""``); the fuzz run at length also needs ``PI_LSP_SLOW=1``.
 - Hypothesis runs derandomized with a bounded example count and no example database
   (the suite writes nothing into the checkout); ``PI_LSP_HYPOTHESIS_EXAMPLES`` raises the
   bound for a longer local run.
@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,28 +21,6 @@ from .hostile import FIXTURES
 from .invariants import TRACEBACK, traceback_summary
 from .known import classify
 from .lspclient import LspClient, start_stdio
-
-SLOW = os.environ.get("PI_LSP_SLOW", "") not in ("", "0")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: long-running tests (deselected unless PI_LSP_SLOW=1)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if SLOW:
-        return
-    here = Path(__file__).resolve().parent
-    selected, deselected = [], []
-    for item in items:
-        inside = Path(item.path).resolve().is_relative_to(here)
-        if inside and item.get_closest_marker("slow") is not None:
-            deselected.append(item)
-        else:
-            selected.append(item)
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = selected
 
 
 @pytest.fixture(scope="session")

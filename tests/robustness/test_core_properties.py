@@ -141,6 +141,7 @@ def test_incremental_analysis_after_small_edit(text: str, data: st.DataObject) -
 
 @bounded()
 @given(session_texts(), st.sampled_from([" ", "\t", "  "]))
+@pytest.mark.slow
 def test_incremental_analysis_after_whitespace_that_only_moves_columns(text: str, pad: str) -> None:
     """Padding one line between tokens keeps every value and link, yet every range into
     that line (related ones of findings on other lines too) moves: each line in turn."""

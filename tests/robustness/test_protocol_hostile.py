@@ -146,6 +146,7 @@ GARBAGE_SETTINGS: list[Any] = [
 ]
 
 
+@pytest.mark.slow
 def test_garbage_settings_are_survived() -> None:
     for init in ({"piLsp": {**GARBAGE_SETTINGS[6]["piLsp"], "largeLineThreshold": 10**30}},):
         with LspClient() as client:
@@ -200,6 +201,7 @@ def _garbage_arguments(uri: str) -> list[list[Any]]:
     ]
 
 
+@pytest.mark.slow
 def test_commands_with_garbage_arguments(sandbox: tuple[LspClient, Path]) -> None:
     """Every advertised command with wrong, missing and absurd arguments, against an open
     document: an answer each time, and no file written (the client refuses every edit)."""

@@ -63,6 +63,7 @@ def _run_cases(server: LspClient, items: list[tuple[str, str]], seed: int) -> li
     return known.unknown(problems)
 
 
+@pytest.mark.slow
 def test_fuzzed_sessions(server: LspClient) -> None:
     rng = random.Random(99)
     count = CASES if server.encoding == "utf-16" else max(1, CASES // 2)
@@ -100,6 +101,7 @@ PATHOLOGICAL: dict[str, object] = {
 }
 
 
+@pytest.mark.slow
 def test_pathological_documents(server: LspClient) -> None:
     items = [(name, make()) for name, make in PATHOLOGICAL.items()]  # type: ignore[operator]
     problems = _run_cases(server, items, 7)

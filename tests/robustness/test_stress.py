@@ -22,6 +22,8 @@ from . import hostile, invariants
 from .lspclient import CONTENT_MODIFIED, REQUEST_CANCELLED, LspClient, ResponseError, start_stdio
 from .settings import REQUEST_TIMEOUT
 
+pytestmark = pytest.mark.slow  # 200 rapid changes per case through a server
+
 BURST = int(os.environ.get("PI_LSP_STRESS_CHANGES", "200"))
 _EDITS = ["", "x", "\n", "\r\n", "🚀", "\u2028", '"', "}", "{", ",", "ghost", "\r", "é"]
 
