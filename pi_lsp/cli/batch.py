@@ -96,30 +96,45 @@ def _in_pool(
 ) -> list[T]:
     """:func:`run_all` in ``workers`` processes, which never see Ctrl-C: they are started
     with SIGINT blocked (a signal mask is inherited), so only this process is interrupted
-    and it ends them."""
+    and it ends them. While it waits, Ctrl-C only sets a flag, read between short waits: a
+    KeyboardInterrupt raised inside the pool's locks would surface as another error."""
     import concurrent.futures  # only here: a single file is checked without it
     import multiprocessing
     import signal
+    import threading
 
     done: dict[str, T] = {}
+    hits: list[int] = []
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
     masks = hasattr(signal, "pthread_sigmask")  # not on Windows, where Ctrl-C differs
+    main = threading.current_thread() is threading.main_thread()  # handlers live there only
+    previous = signal.signal(signal.SIGINT, lambda *_: hits.append(1)) if main else None
     try:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masks else None
         try:
             futures = {pool.submit(work, path): path for path in paths}
         finally:
-            if blocked is not None:  # a Ctrl-C meanwhile is raised now
+            if blocked is not None:  # a Ctrl-C meanwhile sets the flag now
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        for future in concurrent.futures.as_completed(futures):
-            done[futures[future]] = future.result()
-            progress.step()
+        pending = set(futures)
+        while pending and not hits:
+            finished, pending = concurrent.futures.wait(
+                pending, timeout=0.05, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in finished:
+                done[futures[future]] = future.result()
+                progress.step()
+        if hits:
+            raise KeyboardInterrupt
         pool.shutdown()
     except BaseException:
         for child in multiprocessing.active_children():
             child.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        if main:  # None: a handler not set from Python, so the default one
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
     return [done[p] for p in paths]
 
 
