@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import doctor, migrate
+from .codes import CODES, FIXABLE
 from .edits import (
     TextEdit,
     delete_lines,
@@ -30,38 +31,9 @@ from .findings import Finding, Severity
 from .jsonl import locate, member_keys
 from .lines import Kind
 from .model import Analysis
+from .refs import ID_FIELDS
 from .sent import entry_calls
 from .tree import build_tree
-
-FIXABLE = frozenset(
-    {
-        "PI002",
-        "PI005",
-        "PI103",
-        "PI201",
-        "PI300",
-        "PI301",
-        "PI302",
-        "PI303",
-        "PI400",
-        "PI401",
-        "PI402",
-        "PI420",
-        "PI421",
-        "PI423",
-        "PI424",
-        "PI425",
-    }
-)
-"""Diagnostic codes that have at least one quick fix."""
-
-ID_REFERENCES: dict[str, tuple[str, ...]] = {
-    "parentId": (),
-    "targetId": ("label", "context_edit"),
-    "fromId": ("branch_summary",),
-    "firstKeptEntryId": ("compaction",),
-}
-"""Top-level members that name an entry id, and the entry types that carry them (() = any)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +69,8 @@ def fixes(a: Analysis, code: str, line: int) -> list[Fix]:
 
 def fixes_for(a: Analysis, finding: Finding) -> list[Fix]:
     """The fixes for ``finding``, one of ``a``'s findings."""
-    builder = _BUILDERS.get(finding.code)
-    return builder(a, finding) if builder is not None else []
+    code = CODES.get(finding.code)
+    return _BUILDERS[code.fix](a, finding) if code is not None and code.fix else []
 
 
 def fix_all(a: Analysis) -> Fix | None:
@@ -680,7 +652,7 @@ def _id_refs(obj: dict[str, Any], ident: str) -> list[str]:
     """The members of ``obj`` that reference the entry id ``ident``."""
     return [
         key
-        for key, types in ID_REFERENCES.items()
+        for key, types in ID_FIELDS.items()
         if obj.get(key) == ident and (not types or obj.get("type") in types)
     ]
 
@@ -828,20 +800,19 @@ def _fix_branch_result(a: Analysis, f: Finding) -> list[Fix]:
 
 
 _BUILDERS: dict[str, Callable[[Analysis, Finding], list[Fix]]] = {
-    "PI002": _fix_cut_off,
-    "PI005": _fix_blank,
-    "PI103": _fix_migrate,
-    "PI201": _fix_pending,
-    "PI300": _fix_missing_ids,
-    "PI301": _fix_hook_role,
-    "PI302": _fix_first_kept_index,
-    "PI303": _fix_half_migrated,
-    "PI400": _fix_dangling,
-    "PI401": _fix_duplicate_id,
-    "PI402": _fix_cycle,
-    "PI420": _fix_orphan_result,
-    "PI421": _fix_unanswered,
-    "PI423": _fix_resume,
-    "PI424": _fix_resume,
-    "PI425": _fix_resume,
+    "cut_off": _fix_cut_off,
+    "blank": _fix_blank,
+    "migrate": _fix_migrate,
+    "pending": _fix_pending,
+    "missing_ids": _fix_missing_ids,
+    "hook_role": _fix_hook_role,
+    "first_kept_index": _fix_first_kept_index,
+    "half_migrated": _fix_half_migrated,
+    "dangling": _fix_dangling,
+    "duplicate_id": _fix_duplicate_id,
+    "cycle": _fix_cycle,
+    "orphan_result": _fix_orphan_result,
+    "unanswered": _fix_unanswered,
+    "resume": _fix_resume,
 }
+"""The fix builders, by the name a code's entry in :data:`~pi_lsp.core.codes.CODES` gives."""
