@@ -21,12 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core import context, migrate, sent
+from pi_lsp.core import context, sent
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.context_view import context_json, message_title
 from pi_lsp.core.edits import read_snapshot
-from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read
 from pi_lsp.core.jsontext import dumps
+from pi_lsp.core.loading import UNDEFINED, analysis_refusal
 from pi_lsp.core.model import Analysis
 
 from .terminal import counted
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-lsp context: {path}: {problem}", file=sys.stderr)
         return 2
     leaf_line = args.leaf_line - 1 if args.leaf_line is not None else None
-    leaf = args.leaf if args.leaf is not None else migrate.UNDEFINED
+    leaf = args.leaf if args.leaf is not None else UNDEFINED
     ctx = context.session_context(a, leaf, leaf_line)
     if ctx.cycle:
         print(
@@ -87,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        sys.stdout.write(dumps(ctx.to_json(first_line=1), indent=True) + "\n")
+        sys.stdout.write(dumps(context_json(ctx, first_line=1), indent=True) + "\n")
         return 0
     out = sys.stdout
     leaf_text = f"line {ctx.leaf + 1}" if ctx.leaf is not None else "none"
     out.write(
         f"{counted(len(ctx.messages), 'message')} · leaf {leaf_text} · thinking "
-        f"{ctx.to_json()['thinkingLevel']} · model {_model(ctx.model)}\n"
+        f"{context_json(ctx)['thinkingLevel']} · model {_model(ctx.model)}\n"
     )
     req = sent.request(ctx)
     added = sent.synthetic_after(req)
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             mark += f" (edited by line {m.edited + 1})"
         if m.role == "assistant" and m.line in req.dropped:
             mark += " (not sent: pi-ai drops failed and aborted turns)"
-        out.write(f"{m.line + 1:>7}  {m.title}{mark}\n")
+        out.write(f"{m.line + 1:>7}  {message_title(m)}{mark}\n")
         for call in added.pop(m.line, ()):
             out.write(f'{"+":>7}  toolResult "{sent.NO_RESULT}" for {call} (added by pi-ai)\n')
     return 0

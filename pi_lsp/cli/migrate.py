@@ -22,8 +22,8 @@ from typing import Any
 from pi_lsp.core import book_convert, migrate
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
-from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read
+from pi_lsp.core.loading import analysis_refusal
 
 from .fork import add_force, write_output
 

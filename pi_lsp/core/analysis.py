@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import limits, links
+from . import links, sizes
 from .file_findings import header_findings, line_findings
 from .files import read_lines
 from .findings import Finding, Span, sort_key
@@ -57,7 +57,7 @@ from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
 from .lines import Context, Issue, Kind, LineInfo, check, is_blank, parse, parse_stored
-from .migrate import js_truthy
+from .loading import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import Lines, SplitText, Stored, identical_ends, plain, split_lines, unpack, utf8_of
 from .tree import Tree, build_tree
@@ -548,7 +548,7 @@ def _analyze(
     analysis.line_findings = kept
     findings = list(analysis.line_findings)
     findings += header_findings(analysis)
-    findings += limits.check(analysis)
+    findings += sizes.check(analysis)
     findings += analysis.link_findings
     findings.sort(key=sort_key)
     analysis.findings = findings

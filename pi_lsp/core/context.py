@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import migrate
-from .migrate import UNDEFINED, js_truthy
+from .loading import UNDEFINED, js_truthy, parsed_lines
 from .model import Analysis
 
 COMPACTION_SUMMARY_PREFIX = (
@@ -70,15 +70,6 @@ class ContextMessage:
         return self.message.get("role") if isinstance(self.message, dict) else None
 
     @property
-    def title(self) -> str:
-        """A one-line description of the message."""
-        if not isinstance(self.message, dict):
-            return "(not a message)"
-        from .describe import object_title  # the views' module: the checker never needs it
-
-        return object_title({"type": "message", "message": self.message})
-
-    @property
     def text(self) -> str | None:
         """What pi sends for it (:func:`llm_text`); None when ``convertToLlm`` drops it."""
         return llm_text(self.message)
@@ -104,51 +95,6 @@ class SessionContext:
     entries: list[int] = field(default_factory=list)
     edits: dict[int, int] = field(default_factory=dict)
     cycle: bool = False
-
-    def to_json(self, first_line: int = 0) -> dict[str, Any]:
-        """The shape of the ``pi-lsp.context`` command and ``pi-lsp context --json``.
-
-        Per message: ``role`` (pi's role), ``text`` (what pi sends, ``""`` when nothing),
-        ``line`` (of the source entry) and a ``title``; ``edited`` names the line
-        of the context edit that replaced it, ``dropped`` says why ``convertToLlm`` leaves
-        it out, ``notSent`` why pi-ai's ``transformMessages`` does. ``sent`` is what the
-        provider receives (:func:`pi_lsp.core.sent.sent_json`: synthetic results marked).
-        Every line counts from ``first_line``: 0 for the server's command (LSP positions),
-        1 for the command line (what ``--leaf-line`` takes).
-        """
-        from .sent import NOT_SENT, request, sent_json  # sent builds on this module
-
-        req = request(self)
-        unsent = set(req.dropped)
-        messages = []
-        for m in self.messages:
-            text = m.text
-            item: dict[str, Any] = {
-                "role": _plain(m.role),
-                "text": text or "",
-                "line": m.line + first_line,
-                "title": m.title,
-            }
-            if m.edited is not None:
-                item["edited"] = m.edited + first_line
-            if text is None:
-                item["dropped"] = _dropped_reason(m.message)
-            if m.role == "assistant" and m.line in unsent:
-                item["notSent"] = NOT_SENT
-            messages.append(item)
-        return {
-            "leaf": None
-            if self.leaf is None
-            else {"line": self.leaf + first_line, "id": _plain(self.leaf_id)},
-            "messages": messages,
-            "thinkingLevel": _plain(self.thinking_level),
-            "model": None if self.model is None else {k: _plain(v) for k, v in self.model.items()},
-            "sent": sent_json(req, first_line),
-        }
-
-
-def _plain(value: Any) -> Any:
-    return None if value is UNDEFINED else value
 
 
 _NO_OBJECT: Mapping[str, Any] = MappingProxyType({})
@@ -277,7 +223,8 @@ def llm_text(message: Any) -> str | None:
     return None
 
 
-def _dropped_reason(message: Any) -> str:
+def dropped_reason(message: Any) -> str:
+    """Why ``convertToLlm`` leaves ``message`` out (for a message :func:`llm_text` drops)."""
     if _get(message, "role") == "bashExecution":
         return "excludeFromContext: a !! command pi keeps out of the context"
     return "convertToLlm knows no such role and leaves the message out"
@@ -383,7 +330,7 @@ def _entries(
         infos = a.infos
         return [
             (line, a.value(line) if line in full else infos[line].value)
-            for line in migrate.parsed_lines(a)
+            for line in parsed_lines(a)
             if infos[line].type != "session"
         ]
     values = migrate.migrated_values(a, m, full)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .lines import Kind
-from .migrate import js_truthy
+from .loading import js_truthy
 
 if TYPE_CHECKING:
     from .model import Analysis

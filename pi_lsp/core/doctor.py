@@ -43,7 +43,7 @@ from .edits import (
     line_terminator,
     set_members,
 )
-from .migrate import UNDEFINED
+from .loading import UNDEFINED
 from .model import Analysis
 from .pairing import causes_of, first_orphan, message_of, sends_as_user
 from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line

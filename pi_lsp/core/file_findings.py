@@ -16,10 +16,11 @@ from typing import Any
 
 from .files import session_id_in_name
 from .findings import Finding, Related, Severity, Span
-from .header import Refusal, no_bytes, refusal, whole_number
+from .header import Refusal, whole_number
 from .jsonl import locate
 from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
+from .loading import analysis_refusal
 from .memo import per_links
 from .model import Analysis
 from .text import SplitText
@@ -178,11 +179,6 @@ def _glued_message(pieces: list[tuple[int, bool]], version: int) -> str:
             "without this line, so they are lost for good"
         )
     return message + " (they are still in the file: splitting the line restores them)"
-
-
-def analysis_refusal(a: Analysis) -> Refusal | None:
-    """Why pi does not open the analysed file as a session (:func:`header.refusal`)."""
-    return refusal(a.infos, a.header_line, a.fmt, no_bytes(a.text.lines))
 
 
 def _refusal_span(a: Analysis, r: Refusal) -> Span:

@@ -26,7 +26,6 @@ from .describe import (
 )
 from .jsonl import PathItem
 from .jsontext import dumps
-from .limits import heaviest_text
 from .lines import Kind
 from .model import Analysis
 from .numbering import shown
@@ -39,6 +38,7 @@ from .refs import (
     subject_at,
     tool_sites,
 )
+from .sizes import heaviest
 from .stats import FileStats, Usage, analysis_stats, split_by_path
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
@@ -337,3 +337,11 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
         md += f"\n- referenced by {len(refs)} link{'s' if len(refs) != 1 else ''}"
         return HoverText(md, line, subject.span)
     return HoverText(md, line, (whole.start, whole.end))
+
+
+def heaviest_text(a: Analysis) -> str | None:
+    """``largest entries: ...`` when PI500 reports a line, else None."""
+    if not any(f.code == "PI500" for f in a.findings):
+        return None
+    top = heaviest(a)
+    return "largest entries: " + "; ".join(w.describe(shown(w.line)) for w in top) if top else None

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .describe import session_totals
-from .hovers import path_split_text
-from .limits import heaviest_text
+from .hovers import heaviest_text, path_split_text
 from .model import Analysis
 from .numbering import shown
 from .refs import line_sites, resolve

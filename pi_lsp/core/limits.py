@@ -16,20 +16,15 @@ both have V8's string limit of 2**29 - 24 = 536,870,888 UTF-16 units):
 Lines over the large-line threshold (1 MiB by default) are information; from
 :data:`SLOW_LINE` on a warning, and an error over pi 1.6's limit. A file from
 :data:`NEAR_FILE` bytes on gets a warning on its header naming the entries that weigh
-most (:func:`heaviest`), which hover and code lens show too.
+most (:mod:`pi_lsp.core.sizes`), which hover and code lens show too.
 """
 
 from __future__ import annotations
 
-import heapq
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .findings import Finding, Related, Severity
+from .findings import Severity
 from .text import Stored, unpack, utf8_of
-
-if TYPE_CHECKING:
-    from .model import Analysis
 
 MIB = 1024 * 1024
 V8_MAX_STRING = 2**29 - 24
@@ -46,7 +41,8 @@ HEAVIEST = 3
 """Entries named as the heaviest."""
 
 
-def _mib(size: int) -> str:
+def mib(size: int) -> str:
+    """``4.2 MiB``."""
     return f"{size / MIB:.1f} MiB"
 
 
@@ -83,7 +79,7 @@ def line_size(text: str, threshold: int) -> tuple[Severity, str] | None:
     size = line_bytes(text)
     if size <= threshold:
         return None
-    what = f"line is {_mib(size)} (over {threshold / MIB:g} MiB), usually an embedded image"
+    what = f"line is {mib(size)} (over {threshold / MIB:g} MiB), usually an embedded image"
     if size >= PI16_MAX_LINE and _utf16(text) > PI16_MAX_LINE:
         return Severity.ERROR, (
             f"{what}; pi cannot load this session: pi 1.6 reads a line into one string and V8 "
@@ -96,79 +92,3 @@ def line_size(text: str, threshold: int) -> tuple[Severity, str] | None:
             f"cannot read one over {PI16_MAX_LINE / MIB:.0f} MiB at all"
         )
     return Severity.INFORMATION, f"{what}; pi loads it whole into memory on every resume"
-
-
-class Weight(NamedTuple):
-    """An entry's size in bytes (its line, UTF-8) and the images it embeds."""
-
-    line: int
-    size: int
-    images: int
-
-    def describe(self) -> str:
-        """``line 12: 4.2 MiB (2 images)``."""
-        text = f"line {self.line + 1}: {_mib(self.size)}"
-        if self.images:
-            text += f" ({self.images} image{'s' if self.images != 1 else ''})"
-        return text
-
-
-def _images(obj: dict[str, Any]) -> int:
-    """Image blocks in an entry's content (a message's, or a custom message's)."""
-    message = obj.get("message")
-    content = message.get("content") if isinstance(message, dict) else obj.get("content")
-    if not isinstance(content, list):
-        return 0
-    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "image")
-
-
-def heaviest(a: Analysis, count: int = HEAVIEST) -> list[Weight]:
-    """The ``count`` entries with the longest lines, heaviest first: among the lines PI500
-    reports when there are any (cheap), else among all entries."""
-    large = {f.span.line for f in a.findings if f.code == "PI500"} & set(a.tree.entries)
-    pool = large or a.tree.entries
-    top = heapq.nlargest(count, pool, key=lambda line: len(a.lines[line]))
-    weights = [Weight(n, line_bytes(a.lines[n]), _images(a.infos[n].obj)) for n in top]
-    return sorted(weights, key=lambda w: -w.size)
-
-
-def heaviest_text(a: Analysis) -> str | None:
-    """``largest entries: ...`` when PI500 reports a line, else None."""
-    if not any(f.code == "PI500" for f in a.findings):
-        return None
-    top = heaviest(a)
-    return "largest entries: " + "; ".join(w.describe() for w in top) if top else None
-
-
-def file_bytes(a: Analysis) -> int:
-    """The size of the document in UTF-8 bytes (of one far below :data:`NEAR_FILE`, a count
-    as far below it)."""
-    terms = sum(map(len, a.text.terminators))
-    # a line stored as its str or as its UTF-8 bytes is no shorter than its characters,
-    # and a character takes at most 4 bytes (no line is decoded here)
-    stored = sum(map(len, a.lines.iter_raw())) + terms
-    if stored * 4 < NEAR_FILE:
-        return stored
-    return sum(map(stored_bytes, a.lines.iter_raw())) + terms
-
-
-def check(a: Analysis) -> list[Finding]:
-    """PI500 on the header of a file that nears or passes pi 0.73.1's limit."""
-    if a.header_line is None or a.fmt != "pi":
-        return []
-    size = file_bytes(a)
-    if size < NEAR_FILE:
-        return []
-    top = heaviest(a)
-    verdict = (
-        "pi 0.73.1 cannot load it"
-        if size > PI073_MAX_FILE
-        else f"pi 0.73.1 cannot load a session over {PI073_MAX_FILE:,} bytes"
-    )
-    message = (
-        f"the session is {_mib(size)}: {verdict} (it reads the file into one string); pi 1.6 "
-        "reads it line by line. Heaviest entries: " + "; ".join(w.describe() for w in top)
-    )
-    span = a.span_of(a.header_line, ("type",))  # a header always has its "type"
-    related = tuple(Related(a.line_span(w.line), w.describe()) for w in top)
-    return [Finding("PI500", Severity.WARNING, span, message, related)]

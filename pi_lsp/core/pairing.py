@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from . import context
 from .findings import Finding, Related, Severity, Span
-from .migrate import js_truthy, pi_accepts
+from .loading import js_truthy, pi_accepts
 from .sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
 
 if TYPE_CHECKING:

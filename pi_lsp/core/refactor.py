@@ -42,9 +42,8 @@ from .edits import (
     session_id,
     set_members,
 )
-from .file_findings import analysis_refusal
 from .lines import Kind
-from .migrate import UNDEFINED, js_truthy
+from .loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
 from .model import Analysis
 from .repairs import taken_ids
 
@@ -238,7 +237,7 @@ def fork(
     cwd = header_obj.get("cwd")
     header: dict[str, Any] = {
         "type": "session",
-        "version": migrate.CURRENT_VERSION,
+        "version": CURRENT_VERSION,
         "id": ident,
         "timestamp": stamp,
         "cwd": cwd if cwd is not None else os.getcwd(),  # pi: header.cwd ?? process.cwd()

@@ -20,8 +20,8 @@ from .cursor import Cursor, cursor_at
 from .findings import Span
 from .jsonl import PathItem, locate
 from .lines import Kind
+from .loading import parsed_lines
 from .memo import per_links
-from .migrate import parsed_lines
 from .model import Analysis
 from .sent import entry_calls
 

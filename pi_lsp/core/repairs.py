@@ -30,6 +30,7 @@ from .edits import (
 from .findings import Finding, Severity
 from .jsonl import locate, member_keys
 from .lines import Kind
+from .loading import parsed_lines, source_version
 from .model import Analysis
 from .refs import ID_FIELDS
 from .sent import entry_calls
@@ -75,7 +76,7 @@ def fixes_for(a: Analysis, finding: Finding) -> list[Fix]:
 
 def fix_all(a: Analysis) -> Fix | None:
     """The ``source.fixAll`` fix: migrate to v3 (or, in v3, rename every ``hookMessage``)."""
-    version = migrate.source_version(a)
+    version = source_version(a)
     if version is not None:
         return Fix(
             f"Migrate session v{version} to v3", "PI103", lambda: _migration(a), key="migrate"
@@ -152,7 +153,7 @@ def remove_entries(a: Analysis, lines: set[int]) -> list[TextEdit]:
                 parent = None
             edits.extend(doctor.set_parent(a, child, parent))
         return edits
-    parsed = migrate.parsed_lines(a)
+    parsed = parsed_lines(a)
     index_of = {line: n for n, line in enumerate(parsed)}
     gone = sorted(index_of[line] for line in lines if line in index_of)
     for line in tree.entries:
@@ -226,7 +227,7 @@ def _fix_blank(a: Analysis, f: Finding) -> list[Fix]:
 
 
 def _fix_migrate(a: Analysis, f: Finding) -> list[Fix]:
-    version = migrate.source_version(a)
+    version = source_version(a)
     if version is None:
         return []
     return [
@@ -242,7 +243,7 @@ def _fix_migrate(a: Analysis, f: Finding) -> list[Fix]:
 
 def _fix_half_migrated(a: Analysis, f: Finding) -> list[Fix]:
     out = []
-    if migrate.source_version(a) == 1:
+    if source_version(a) == 1:
         out.append(
             Fix(
                 "Migrate session to v3 as pi would (every entry gets a new id)",
@@ -437,7 +438,7 @@ def _fix_first_kept_index(a: Analysis, f: Finding) -> list[Fix]:
     text = a.lines[line]
     out = []
     raw = obj.get("firstKeptEntryIndex")
-    parsed = migrate.parsed_lines(a)
+    parsed = parsed_lines(a)
     members = [m for m in member_keys(text) if m[0] == "firstKeptEntryIndex"]
     if (
         isinstance(raw, int)

@@ -15,13 +15,11 @@ that holds its call (other results of that turn between), once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
+from .context import SessionContext
 from .lines import call_ids
-from .migrate import js_truthy
-
-if TYPE_CHECKING:
-    from .context import SessionContext  # the context imports this module to send itself
+from .loading import js_truthy
 
 NO_RESULT = "No result provided"
 """The text of the result pi-ai synthesises for a tool call that was never answered."""

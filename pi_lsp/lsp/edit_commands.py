@@ -36,9 +36,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.core import migrate, refactor
 from pi_lsp.core.context import session_context
+from pi_lsp.core.context_view import context_json
 from pi_lsp.core.edits import FileChanged, TextEdit, apply_edits, encode, write_atomic, write_new
-from pi_lsp.core.file_findings import analysis_refusal
-from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.loading import UNDEFINED, analysis_refusal
 from pi_lsp.core.model import Analysis
 
 from . import commands, proto, requests
@@ -219,7 +219,7 @@ def _context(a: Analysis, leaf: Any) -> dict[str, Any]:
         ctx = session_context(a, UNDEFINED if leaf is None else leaf)
     else:
         raise JsonRpcInvalidParams("the leaf must be an id, a 0-based line number or null")
-    return ctx.to_json()
+    return context_json(ctx)
 
 
 def register(server: PiLanguageServer) -> None:

@@ -30,9 +30,10 @@ from pi_lsp.cli import main
 from pi_lsp.core import repairs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
+from pi_lsp.core.context_view import context_json
 from pi_lsp.core.edits import apply_edits
 from pi_lsp.core.limits import V8_MAX_STRING
-from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.loading import UNDEFINED
 from pi_lsp.core.sent import Sent, pairing_faults
 
 DOCTOR = Path(__file__).resolve().with_name("doctor_faults.mjs")
@@ -117,7 +118,7 @@ def assert_repaired(
         assert pi["pi_accepts"] and "error" not in pi, (kind, extra, pi.get("error"))
         assert not pi_breaks(pi), (kind, extra, pi["sent"])
         leaf = extra[1] if extra else UNDEFINED
-        assert session_context(a, leaf).to_json()["sent"] == pi["sent"], (kind, extra)
+        assert context_json(session_context(a, leaf))["sent"] == pi["sent"], (kind, extra)
     pi = pi16_oracle(["load", path])
     # every entry line that was there is still there (the torn fragment never parsed)
     assert set(written_ids(before)) <= entry_ids(pi), kind
@@ -138,7 +139,7 @@ def test_fault_found_and_confirmed_by_pi(
     assert (expect["code"], expect["line"]) in {(f.code, f.span.line) for f in a.findings}
     pi = pi16_oracle(["load", path])
     if pi["pi_accepts"] and "error" not in pi:  # what pi sends, marked as pi-lsp shows it
-        assert session_context(a).to_json()["sent"] == pi["sent"]
+        assert context_json(session_context(a))["sent"] == pi["sent"]
     if kind in BREAKS_REQUEST:
         assert any(pi_breaks(pi16_oracle(["load", path, *extra])) for extra in leaves(planted))
         assert pi_breaks(pi16_oracle(["load", path, *leaves(planted)[-1]]))
@@ -246,7 +247,7 @@ def test_pi_v3_long_resumes_after_check_fix(
     after = pi16_oracle(["load", path])
     assert not pi_breaks(after) and "error" not in after
     assert [e["id"] for e in after["entries"]] == [e["id"] for e in before["entries"]]
-    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    ours = context_json(session_context(analyze(read(path), path=str(path))))["sent"]
     assert ours == after["sent"]
 
 
@@ -263,5 +264,5 @@ def test_the_readme_example_sends_its_tool_result_after_check_fix(
     assert "error" not in after
     assert {"role": "toolResult", "line": 4, "toolCallId": "toolu_01"} in after["sent"]
     assert not any(m.get("synthetic") for m in after["sent"])
-    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    ours = context_json(session_context(analyze(read(path), path=str(path))))["sent"]
     assert ours == after["sent"]

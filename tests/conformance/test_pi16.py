@@ -28,8 +28,9 @@ from test_conformance import (
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
+from pi_lsp.core.context_view import context_json
 from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.loading import UNDEFINED
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.sent import pairing_faults, request, sent_json
 
@@ -122,7 +123,7 @@ def test_sample_branch_agrees(sample16: dict[str, Any], pi16_oracle: Oracle) -> 
     assert last["type"] == "branch_summary" and last["line"] == a.tree.leaf
     assert last["fromId"] == left
     assert parent_lines(pi["entries"])[a.tree.leaf] == a.tree.ids[ids["u2"]]
-    ours = session_context(a).to_json()
+    ours = context_json(session_context(a))
     assert sent_texts(ours) == sent_texts(pi["context"])
     assert problems(a) == []
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.hovers import code, hover_at, md_escape, path_split_text
-from pi_lsp.core.limits import heaviest_text
+from pi_lsp.core.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.stats import analysis_stats
 

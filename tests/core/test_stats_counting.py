@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.file_findings import analysis_refusal
+from pi_lsp.core.loading import analysis_refusal
 from pi_lsp.core.stats import read_file, totals
 from pi_lsp.core.stats_report import build, file_json, groups
 
