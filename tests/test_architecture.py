@@ -250,3 +250,16 @@ def test_an_analysis_never_changes_after_it_is_returned(name: str) -> None:
             hovers.hover_at(a, line, column)
             refs.subject_at(a, line, column)
     assert _fingerprint(a) == before
+
+
+def test_only_the_scheduler_starts_threads() -> None:
+    """Every background thread of the package is a worker of ``lsp/scheduler.py``."""
+    found = [
+        f"{module}:{node.lineno}"
+        for layer in ("core", "lsp", "cli")
+        for module, path in _modules(layer).items()
+        if module != "pi_lsp.lsp.scheduler"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Attribute) and node.attr in ("Thread", "start_new_thread")
+    ]
+    assert found == []

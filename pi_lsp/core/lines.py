@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -325,7 +326,8 @@ class _Compiled(dict[str, Any]):
     """Validators by name, each compiled when first asked for (a small file compiles those
     of the few types it has). A name outside ``names`` gives :data:`_NOT_KNOWN`; with no
     ``names``, so does a name ``make`` has no validator for. Neither is kept (names come
-    from the data)."""
+    from the data). Threads that miss at once compile under one lock: the first stores the
+    validator, the others take it."""
 
     def __init__(
         self, names: Collection[str] | None, make: Callable[[str], Validator | None]
@@ -333,14 +335,18 @@ class _Compiled(dict[str, Any]):
         super().__init__()
         self._names = names
         self._make = make
+        self._lock = threading.Lock()
 
     def __missing__(self, name: str) -> Any:
         if self._names is not None and name not in self._names:
             return _NOT_KNOWN
-        made = self._make(name)
-        if made is None and self._names is None:
-            return _NOT_KNOWN
-        self[name] = made
+        with self._lock:
+            if name in self:  # another thread compiled it while this one waited
+                return dict.__getitem__(self, name)
+            made = self._make(name)
+            if made is None and self._names is None:
+                return _NOT_KNOWN
+            self[name] = made
         return made
 
 

@@ -85,7 +85,7 @@ def grow(a: Analysis, previous: Analysis, start: int) -> tuple[Tree, list[int]] 
     entry changes, in the tree or in pi's index of entries.
     """
     state = previous.link_state
-    if state is None:  # left only by a v3 pi session, and the append keeps the header
+    if not isinstance(state, LinkState):  # left only by a v3 pi session, and the append keeps the header
         return None
     first = start
     if previous.infos[start].parsed:
@@ -117,7 +117,7 @@ def extend(a: Analysis, previous: Analysis, lines: list[int]) -> tuple[list[Find
     path's last turn) and pairing's findings are made again.
     """
     old = previous.link_state
-    assert old is not None
+    assert isinstance(old, LinkState)
     out: list[Finding] = []
     dangling = set(old.dangling)
     comps = [*old.compactions, *(ln for ln in lines if a.infos[ln].type == "compaction")]

@@ -8,7 +8,7 @@ it is returned; views derived from it are memoised beside it (``views``, ``link_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .findings import Finding, Span
 from .jsonl import Walked, locate
@@ -17,9 +17,6 @@ from .lines import Context, LineInfo, parse
 from .memo import Views
 from .text import Lines, SplitText, Stored
 from .tree import Tree
-
-if TYPE_CHECKING:
-    from .links import LinkState
 
 SLIM_LINE = 2048
 """Lines at least this long, as :class:`~pi_lsp.core.text.Lines` stores them (code points
@@ -58,7 +55,8 @@ class Analysis:
     decoded text of a line stored as bytes), to its :class:`LineInfo` under ``context`` (the
     format context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them;
-    ``link_state`` is what an append extends them from (:func:`pi_lsp.core.links.extend`),
+    ``link_state`` is what an append extends them from (a
+    :class:`pi_lsp.core.links.LinkState`, opaque to the model; None when there is none),
     ``line_findings`` the findings of single lines (those of the lines an append keeps are
     kept).
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
@@ -80,7 +78,7 @@ class Analysis:
     cache: dict[Stored, LineInfo] = field(default_factory=dict, repr=False)
     context: Context | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
-    link_state: LinkState | None = field(default=None, repr=False, compare=False)
+    link_state: object = field(default=None, repr=False, compare=False)
     line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)
     views: Views = field(default_factory=Views, repr=False, compare=False)
     link_views: Views = field(default_factory=Views, repr=False, compare=False)

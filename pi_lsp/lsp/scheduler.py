@@ -152,6 +152,7 @@ class Scheduler:
         self.background = Worker(1, "pi-lsp-warm-up")
         self.freeing = Worker(1, "pi-lsp-free")
         self.requests = Worker(8, "pi-lsp-request")
+        self.indexing = Worker(1, "pi-lsp-index")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 

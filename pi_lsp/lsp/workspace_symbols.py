@@ -1,7 +1,7 @@
 """``workspace/symbol``: find entries in session files that are not open.
 
 The index covers the ``*.jsonl`` files under the workspace folders (pi's sessions folder
-when the client opens none). The first query starts it: a background thread builds it
+when the client opens none). The first query starts it: the scheduler's indexing thread builds it
 (starting from the on-disk cache of :mod:`pi_lsp.core.search_cache`, which says what that
 saves) and the server asks the client to watch ``**/*.jsonl`` there, so that
 ``workspace/didChangeWatchedFiles`` keeps it current; a query more than
@@ -44,7 +44,7 @@ def index_of(ls: PiLanguageServer) -> tuple[WorkspaceIndex, bool]:
     if ls.workspace_index is not None:
         return ls.workspace_index, False
     index = ls.workspace_index = WorkspaceIndex(watched_files.roots(ls))
-    index.start()
+    index.start(ls.scheduler.indexing.submit)
     return index, True
 
 
@@ -71,5 +71,7 @@ def register(server: PiLanguageServer) -> None:
         watched_files.ensure_watching(ls, index.roots)
         if not index.ready.is_set():
             await ls.scheduler.compute(lambda: index.ready.wait(FIRST_WAIT))
+        if index.due():
+            index.start(ls.scheduler.indexing.submit)
         matches = await ls.scheduler.compute(lambda: index.query(params.query))
         return [_symbol(m) for m in matches]

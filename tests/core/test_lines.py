@@ -8,6 +8,9 @@ severity and the text it points at.
 from __future__ import annotations
 
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -592,3 +595,23 @@ def test_prepare_checks_stops_when_told() -> None:
         assert not by_type and not by_role
     finally:
         lines._entry_validators.cache_clear()
+
+
+def test_a_validator_is_compiled_once_when_threads_miss_it_at_once() -> None:
+    made: list[str] = []
+    started = threading.Barrier(4)
+
+    def make(name: str) -> Any:
+        made.append(name)
+        time.sleep(0.05)  # long enough for every thread to miss the name
+        return object()
+
+    compiled = lines._Compiled(None, make)
+
+    def ask() -> Any:
+        started.wait()
+        return compiled["message"]
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: ask(), range(4)))
+    assert made == ["message"] and len({id(v) for v in got}) == 1
