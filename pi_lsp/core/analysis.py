@@ -11,7 +11,7 @@ hundreds of MB and for re-analysis after small edits:
   whose text changed. The context (format and version) is read from the header before the
   lines are checked, so each line is visited once. The caches are keyed by the lines as
   :class:`~pi_lsp.core.text.Lines` stores them, and a line is decoded only to be parsed.
-  An edit inside the file (:meth:`_Lines.patched`) keeps the previous results of the lines
+  An edit inside the file (:meth:`_LinePass.patched`) keeps the previous results of the lines
   around it without a pass over them.
 - The tree and the link findings are reused from the previous analysis when no changed
   line differs in anything the link analysis reads (:func:`link_facts`) and no link
@@ -56,7 +56,7 @@ from .findings import Finding, Span, sort_key
 from .header import read_header
 from .jsonl import JS_SPACE
 from .limits import MIB
-from .lines import Context, Issue, Kind, LineInfo, check, is_blank, parse, parse_stored
+from .lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
 from .loading import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text import Lines, SplitText, Stored, identical_ends, plain, split_lines, unpack, utf8_of
@@ -68,18 +68,18 @@ _TICK = MIB
 
 _PATCH_LIMIT = 64
 """At most this many lines, removed or added, between the unchanged head and tail of an
-edited text are checked on their own (:meth:`_Lines.patched`); more are checked as a
+edited text are checked on their own (:meth:`_LinePass.patched`); more are checked as a
 whole text."""
 
 _REUSE_LIMIT = 256
 """Above this many changed lines the link analysis is recomputed without comparing facts."""
 
 Region = tuple[int, int, int]
-"""The lines an edit (:meth:`_Lines.patched`) or an append (:func:`appended`) re-checked:
+"""The lines an edit (:meth:`_LinePass.patched`) or an append (:func:`appended`) re-checked:
 from ``head`` up to ``end`` in the new text, up to ``old_end`` in the old; the results of
 the lines before and after are the same objects."""
 
-LineChecks = Callable[[Context, int], "dict[int, tuple[Issue, ...]] | None"]
+LineChecks = Callable[[LineRules, int], "dict[int, tuple[Issue, ...]] | None"]
 """Where a one-shot analysis takes its line checks from (:func:`analyze`'s ``checks_from``):
 called with the context and the number of lines, it gives the issues of every line that
 has any, as :func:`line_issues` finds them, or None when it has none to give."""
@@ -185,13 +185,13 @@ def _lookup(tables: list[dict[Stored, LineInfo]], text: Stored, slim: bool) -> L
     return None
 
 
-class _Lines:
+class _LinePass:
     """One pass over the lines: parse and check each distinct text once, reusing old results."""
 
     def __init__(
         self,
         lines: Lines,
-        sources: list[tuple[Context | None, dict[Stored, LineInfo]]],
+        sources: list[tuple[LineRules | None, dict[Stored, LineInfo]]],
         cancelled: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
         reuse: bool = True,
@@ -243,7 +243,7 @@ class _Lines:
         return out
 
     def checked(
-        self, ctx: Context, parsed: list[LineInfo] | None, start: int = 0
+        self, ctx: LineRules, parsed: list[LineInfo] | None, start: int = 0
     ) -> tuple[list[LineInfo], dict[Stored, LineInfo]]:
         """Lines from ``start`` on checked under ``ctx``; ``parsed`` are full parse results
         of every line."""
@@ -283,7 +283,7 @@ class _Lines:
         return infos, cache
 
     def patched(
-        self, ctx: Context, previous: Analysis
+        self, ctx: LineRules, previous: Analysis
     ) -> tuple[list[LineInfo], dict[Stored, LineInfo], Region] | None:
         """:meth:`checked` of every line, from ``previous`` (checked under ``ctx``) when
         these lines are its lines but for at most :data:`_PATCH_LIMIT` lines between a
@@ -328,7 +328,7 @@ class _Lines:
                 del cache[key]
 
     def _tick(
-        self, done: int, total: int, ctx: Context | None, cache: dict[Stored, LineInfo]
+        self, done: int, total: int, ctx: LineRules | None, cache: dict[Stored, LineInfo]
     ) -> None:
         if self.progress is not None:
             self.progress(done, total)
@@ -336,7 +336,7 @@ class _Lines:
             raise Cancelled(ctx, cache)
 
     def _check(
-        self, key: Stored, ctx: Context, other: list[dict[Stored, LineInfo]], base: LineInfo | None
+        self, key: Stored, ctx: LineRules, other: list[dict[Stored, LineInfo]], base: LineInfo | None
     ) -> LineInfo:
         slim = len(key) >= SLIM_LINE
         if base is None and other:
@@ -452,14 +452,14 @@ def analyze_file(
     )
 
 
-def line_issues(split: SplitText, options: Options) -> tuple[Context, dict[int, tuple[Issue, ...]]]:
+def line_issues(split: SplitText, options: Options) -> tuple[LineRules, dict[int, tuple[Issue, ...]]]:
     """The context of a one-shot analysis of ``split`` and the issues of each of its lines
     that has any, exactly as that analysis checks them; one parsed value is held at a time
     (see :mod:`pi_lsp.core.helper`)."""
     lines = split.lines
-    run = _Lines(lines, [], None, None, reuse=False)
+    run = _LinePass(lines, [], None, None, reuse=False)
     fmt, version, _, parsed = _context(run, lines)
-    ctx = Context(fmt, version, options.large_line)
+    ctx = LineRules(fmt, version, options.large_line)
     found: dict[int, tuple[Issue, ...]] = {}
     for i, key in enumerate(lines.iter_raw()):
         issues = run._check(key, ctx, [], parsed[i] if parsed else run.edge(i, key)).issues
@@ -482,14 +482,14 @@ def _analyze(
     options = options or Options()
     split = split_lines(source) if isinstance(source, str) else source
     lines = split.lines
-    sources: list[tuple[Context | None, dict[Stored, LineInfo]]] = []
+    sources: list[tuple[LineRules | None, dict[Stored, LineInfo]]] = []
     if partial is not None:
         sources.append((partial.context, partial.partial))
     if previous is not None:
         sources.append((previous.context, previous.cache))
-    run = _Lines(lines, sources, cancelled, progress, reuse, checks=checks_from is None)
+    run = _LinePass(lines, sources, cancelled, progress, reuse, checks=checks_from is None)
     fmt, version, header_line, parsed = _context(run, lines)
-    ctx = Context(fmt, version, options.large_line)
+    ctx = LineRules(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
     region: Region | None = None
     if start is None:
@@ -564,7 +564,7 @@ def _kept_line_findings(
     new lone leaf's (its PI004 says so). None when the header is in the region: a PI101
     elsewhere relates to the header's whole line.
 
-    What else a line's findings read from elsewhere, an edit (:meth:`_Lines.patched`) and
+    What else a line's findings read from elsewhere, an edit (:meth:`_LinePass.patched`) and
     an append (:func:`appended`, which has no lines after the region) keep as it was: the
     context (format and version); the header line (for an edit, the first line Python's
     ``strip`` leaves anything of, and the first that parses); the last non-blank line,
@@ -643,7 +643,7 @@ def _lone_leaf(tree: Tree, version: int) -> int | None:
     return leaf if leaf is not None and version >= 2 and tree.parent.get(leaf) is None else None
 
 
-def _context(run: _Lines, lines: Lines) -> tuple[str, int, int | None, list[LineInfo] | None]:
+def _context(run: _LinePass, lines: Lines) -> tuple[str, int, int | None, list[LineInfo] | None]:
     """Format, version and header line; parse results when every line had to be parsed.
 
     Usually the header is the first line that parses and names its version, and only the
@@ -664,7 +664,7 @@ def _context(run: _Lines, lines: Lines) -> tuple[str, int, int | None, list[Line
 
 
 def appended(
-    previous: Analysis | None, run: _Lines, ctx: Context, header_line: int | None
+    previous: Analysis | None, run: _LinePass, ctx: LineRules, header_line: int | None
 ) -> int | None:
     """The first line to check when the text only grew past ``previous``'s, else None.
 

@@ -57,7 +57,7 @@ class _Frame:
 
 
 @dataclass(frozen=True, slots=True)
-class Context:
+class ValueSlot:
     """Where the cursor is: the path of the value being typed and the span to replace.
 
     ``quoted`` is True inside an open string (the span excludes the quotes).
@@ -78,7 +78,7 @@ def _decode(token: str) -> str:
         return token[1:-1]
 
 
-def value_context(text: str, column: int) -> Context | None:
+def value_context(text: str, column: int) -> ValueSlot | None:
     """The value being typed at ``column`` of one line's ``text``, or None outside values."""
     stack: list[_Frame] = []
     entry_type: str | None = None
@@ -132,12 +132,12 @@ def value_context(text: str, column: int) -> Context | None:
     if open_at is not None:
         closed = _closed_end(text, open_at)
         end = closed - 1 if closed is not None else len(text)
-        return Context(tuple(path), True, open_at + 1, end, entry_type)
+        return ValueSlot(tuple(path), True, open_at + 1, end, entry_type)
     gap = _SPACE.match(text, column).end()  # type: ignore[union-attr]  # matches everywhere
     after = text[gap : gap + 1]
     if text[value_from:column].strip() or after not in ("", ",", "}", "]"):
         return None
-    return Context(tuple(path), False, column, column, entry_type)
+    return ValueSlot(tuple(path), False, column, column, entry_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +162,7 @@ class Completions:
     incomplete: bool = False
 
 
-def _text(value: str, ctx: Context) -> str:
+def _text(value: str, ctx: ValueSlot) -> str:
     dumped = dumps(value)
     return dumped[1:-1] if ctx.quoted else dumped
 
@@ -172,7 +172,7 @@ def _near(lines: list[int], line: int) -> list[int]:
     return sorted(lines, key=lambda n: (n > line, abs(line - n)))
 
 
-def _id_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
+def _id_items(a: Analysis, line: int, ctx: ValueSlot, out: Completions) -> None:
     candidates = _near([n for n in a.tree.id_of if n != line], line)
     if ctx.path == ("fromId",):
         out.items.append(
@@ -206,7 +206,7 @@ def _id_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
     out.incomplete = len(candidates) > MAX_ITEMS
 
 
-def _tool_items(a: Analysis, line: int, ctx: Context, out: Completions) -> None:
+def _tool_items(a: Analysis, line: int, ctx: ValueSlot, out: Completions) -> None:
     calls = index(a).calls
     sites = sorted(
         ((n, block, ident) for ident, found in calls.items() for n, block in found),
@@ -239,7 +239,7 @@ def _is_header_line(a: Analysis, line: int) -> bool:
 
 
 def _enum_values(
-    a: Analysis, line: int, info: LineInfo, ctx: Context
+    a: Analysis, line: int, info: LineInfo, ctx: ValueSlot
 ) -> tuple[list[Any], str | None]:
     """Allowed values at the context's path (``info``: the cursor line), and its description."""
     key = schema.schema_key(a.fmt, a.version)

@@ -40,7 +40,7 @@ from typing import Any, NoReturn
 from .analysis import line_issues
 from .files import Stamp, read_lines, stamp
 from .findings import Severity
-from .lines import Context, Issue
+from .lines import Issue, LineRules
 from .model import Options
 
 HELPER_FROM = 1 << 20
@@ -83,7 +83,7 @@ class Helper:
         os.close(sink)
         self._source: int | None = source
 
-    def issues(self, ctx: Context, count: int) -> dict[int, tuple[Issue, ...]] | None:
+    def issues(self, ctx: LineRules, count: int) -> dict[int, tuple[Issue, ...]] | None:
         """The helper's issues by line, when it checked what the analysis read (``ctx``,
         ``count`` lines, the same file); else None (a ``checks_from`` for the analysis)."""
         answer = self._receive()
@@ -91,7 +91,7 @@ class Helper:
             return None
         their_ctx, their_count, their_stamp, found = answer
         if (
-            Context(*their_ctx) != ctx
+            LineRules(*their_ctx) != ctx
             or their_count != count
             or their_stamp is None
             or not self._before == Stamp(*their_stamp) == stamp(self._path)

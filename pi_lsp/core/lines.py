@@ -46,7 +46,7 @@ _BLANK, _INVALID, _HEADER, _ENTRY = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.
 metaclass: several times the cost of a global lookup)."""
 
 
-class Context(NamedTuple):
+class LineRules(NamedTuple):
     """What line-local checks depend on besides the text."""
 
     fmt: str
@@ -253,7 +253,7 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
     return None
 
 
-def check(item: Stored, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
+def check(item: Stored, info: LineInfo, ctx: LineRules) -> tuple[Issue, ...]:
     """Line-local findings for a parsed line under a format context. ``item`` is the line
     as :func:`~pi_lsp.core.text.plain` gives it: its UTF-8 (without lone surrogates) is
     decoded only when there may be something to report.
@@ -293,7 +293,7 @@ def check(item: Stored, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
     return full_check(unpack(item), info, ctx)
 
 
-def full_check(text: str, info: LineInfo, ctx: Context) -> tuple[Issue, ...]:
+def full_check(text: str, info: LineInfo, ctx: LineRules) -> tuple[Issue, ...]:
     """:func:`check` without its fast path: every check, finding or not."""
     issues: list[Issue] = []
     _check_size(text, ctx, issues)
@@ -434,7 +434,7 @@ def _span(text: str, path: tuple[str | int, ...], want_key: bool = False) -> tup
     return loc.value
 
 
-def _check_size(text: str, ctx: Context, issues: list[Issue]) -> None:
+def _check_size(text: str, ctx: LineRules, issues: list[Issue]) -> None:
     found = limits.line_size(text, ctx.large_line)
     if found is not None:
         issues.append(Issue("PI500", found[0], 0, len(text), found[1]))
@@ -476,7 +476,7 @@ _UNUSABLE = (
 )
 
 
-def _not_an_entry(text: str, info: LineInfo, ctx: Context) -> Issue:
+def _not_an_entry(text: str, info: LineInfo, ctx: LineRules) -> Issue:
     start, end = _span(text, ())
     value = info.value
     if isinstance(value, dict) and "type" in value:
@@ -490,7 +490,7 @@ def _not_an_entry(text: str, info: LineInfo, ctx: Context) -> Issue:
     return Issue("PI003", Severity.ERROR, start, end, message)
 
 
-def _fate(value: Any, ctx: Context) -> str:
+def _fate(value: Any, ctx: LineRules) -> str:
     """What pi does with a line that holds a JSON value other than an object."""
     unmigrated = ctx.fmt == "pi" and ctx.version < 2
     if not isinstance(value, list) and not value:  # falsy in JavaScript: null, false, 0, ""
@@ -529,7 +529,7 @@ def pi_entry_types() -> frozenset[str]:
     return frozenset(k for k in schema_info.line_kinds("pi.3") if k not in HEADER_TYPES)
 
 
-def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -> None:
+def _check_entry(text: str, info: LineInfo, ctx: LineRules, issues: list[Issue]) -> None:
     obj = info.obj
     etype = info.type or ""
     key = schema.schema_key(ctx.fmt, ctx.version)
@@ -572,7 +572,7 @@ def _check_entry(text: str, info: LineInfo, ctx: Context, issues: list[Issue]) -
 
 
 def _check_pi_version_rules(
-    text: str, obj: dict[str, Any], ctx: Context, issues: list[Issue]
+    text: str, obj: dict[str, Any], ctx: LineRules, issues: list[Issue]
 ) -> None:
     if ctx.version >= 2 and obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
         start, end = _span(text, ("firstKeptEntryIndex",), want_key=True)
@@ -609,7 +609,7 @@ _SEVERITIES = {
 }
 
 
-def _check_schema(text: str, info: LineInfo, ctx: Context, name: str, issues: list[Issue]) -> None:
+def _check_schema(text: str, info: LineInfo, ctx: LineRules, name: str, issues: list[Issue]) -> None:
     """PI200 per violation, graded by what pi does with it (the schema's annotations)."""
     key = schema.schema_key(ctx.fmt, ctx.version)
     for violation in schema.validate(key, name, info.value):

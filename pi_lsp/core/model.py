@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from .findings import Finding, Span
 from .jsonl import Walked, locate
 from .limits import MIB
-from .lines import Context, LineInfo, parse
+from .lines import LineInfo, LineRules, parse
 from .memo import Views
 from .text import Lines, SplitText, Stored
 from .tree import Tree
@@ -41,7 +41,7 @@ class Cancelled(Exception):
     ``analyze`` call.
     """
 
-    def __init__(self, context: Context | None, partial: dict[Stored, LineInfo]) -> None:
+    def __init__(self, context: LineRules | None, partial: dict[Stored, LineInfo]) -> None:
         super().__init__("analysis cancelled")
         self.context = context
         self.partial = partial
@@ -76,7 +76,7 @@ class Analysis:
     path: str | None = None
     options: Options = field(default_factory=Options)
     cache: dict[Stored, LineInfo] = field(default_factory=dict, repr=False)
-    context: Context | None = None
+    context: LineRules | None = None
     link_findings: list[Finding] = field(default_factory=list, repr=False)
     link_state: object = field(default=None, repr=False, compare=False)
     line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)

@@ -140,17 +140,17 @@ def same(got: Analysis, fresh: Analysis) -> None:
 
 
 class Counting:
-    """Counts the lines :meth:`pipeline._Lines.checked` checks (patched in)."""
+    """Counts the lines :meth:`pipeline._LinePass.checked` checks (patched in)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.starts: list[int] = []
-        original = pipeline._Lines.checked
+        original = pipeline._LinePass.checked
 
         def checked(run: Any, ctx: Any, parsed: Any, start: int = 0) -> Any:
             self.starts.append(start)
             return original(run, ctx, parsed, start)
 
-        monkeypatch.setattr(pipeline._Lines, "checked", checked)
+        monkeypatch.setattr(pipeline._LinePass, "checked", checked)
 
 
 class Extended:

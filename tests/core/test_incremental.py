@@ -288,7 +288,7 @@ def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatc
     text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 3) + "\n"
     doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
     doc.analysis  # noqa: B018 - computes it
-    whole = analysis_module._Lines.checked
+    whole = analysis_module._LinePass.checked
     passes: list[int] = []
 
     def counted(self: object, *args: object, **kwargs: object) -> object:
@@ -299,9 +299,9 @@ def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatc
         """Apply a change; how many passes over every line its analysis made."""
         doc.apply_change(start, end, new, "utf-16")
         passes.clear()
-        monkeypatch.setattr(analysis_module._Lines, "checked", counted)
+        monkeypatch.setattr(analysis_module._LinePass, "checked", counted)
         doc.analysis  # noqa: B018
-        monkeypatch.setattr(analysis_module._Lines, "checked", whole)
+        monkeypatch.setattr(analysis_module._LinePass, "checked", whole)
         check_same(doc, doc.source)
         return len(passes)
 

@@ -17,20 +17,20 @@ import pytest
 
 from pi_lsp.core import limits, lines, schema
 from pi_lsp.core.findings import Severity
-from pi_lsp.core.lines import Context, Kind
+from pi_lsp.core.lines import Kind, LineRules
 from pi_lsp.core.text import pack, plain, unpack
 
 from .pi_sessions import TS, assistant, entry, header, hook, js, user
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
-V3 = Context("pi", 3)
+V3 = LineRules("pi", 3)
 UNUSABLE = (
     "pi keeps it as an entry it cannot use (no type, no id: nothing links to it); as the "
     "last line it becomes the leaf and pi resumes with an empty context"
 )
 
 
-def issues(text: str, ctx: Context = V3, **where: bool) -> list[tuple[str, Severity, str, str]]:
+def issues(text: str, ctx: LineRules = V3, **where: bool) -> list[tuple[str, Severity, str, str]]:
     """Each finding of the line: code, severity, the text it points at, message."""
     info = lines.parse(text, **where)
     return [
@@ -265,9 +265,9 @@ CRASHED = " (pi 0.73.1 and older crashed on it, and the session did not open)"
 def test_a_line_that_is_no_object(text: str, what: str, v3: str, v1: str) -> None:
     for ctx, fate in (
         (V3, v3),
-        (Context("pi", 2), v3),
-        (Context("book", 1), v3),
-        (Context("pi", 1), v1),
+        (LineRules("pi", 2), v3),
+        (LineRules("book", 1), v3),
+        (LineRules("pi", 1), v1),
     ):
         ((code, severity, at, message),) = issues(text, ctx)
         assert (code, severity, at) == ("PI003", E, text)
@@ -281,14 +281,14 @@ def test_unknown_entry_type() -> None:
         "nothing of it to the model's context"
     )
     line = js({"type": "bookmark", "id": "a", "parentId": None})
-    for ctx in (V3, Context("pi", 1), Context("book", 1)):
+    for ctx in (V3, LineRules("pi", 1), LineRules("book", 1)):
         assert issues(line, ctx) == [("PI004", W, '"bookmark"', message)]
     # a v3 entry type is known to pi whatever the version; a book knows its own types only
     usage = js({"type": "usage", "id": "a", "parentId": None, "timestamp": TS, "kind": "k"})
-    assert "PI004" not in [i[0] for i in issues(usage, Context("pi", 1))]
-    assert [i[0] for i in issues(usage, Context("book", 1))] == ["PI004"]
-    assert "PI004" not in [i[0] for i in issues(js({"type": "thinking"}), Context("book", 1))]
-    assert [i[0] for i in issues(js({"type": "message"}), Context("book", 1))] == ["PI004"]
+    assert "PI004" not in [i[0] for i in issues(usage, LineRules("pi", 1))]
+    assert [i[0] for i in issues(usage, LineRules("book", 1))] == ["PI004"]
+    assert "PI004" not in [i[0] for i in issues(js({"type": "thinking"}), LineRules("book", 1))]
+    assert [i[0] for i in issues(js({"type": "message"}), LineRules("book", 1))] == ["PI004"]
 
 
 def test_pending_assistant_turn() -> None:
@@ -320,7 +320,7 @@ def test_v1_field_in_a_later_session() -> None:
         tokensBefore=1,
     )
     for version in (2, 3):
-        assert [i for i in issues(line, Context("pi", version)) if i[0] == "PI302"] == [
+        assert [i for i in issues(line, LineRules("pi", version)) if i[0] == "PI302"] == [
             (
                 "PI302",
                 W,
@@ -329,7 +329,7 @@ def test_v1_field_in_a_later_session() -> None:
                 "only reads 'firstKeptEntryId'",
             )
         ]
-    assert "PI302" not in [i[0] for i in issues(line, Context("pi", 1))]
+    assert "PI302" not in [i[0] for i in issues(line, LineRules("pi", 1))]
     label = entry("label", "c", None, targetId="a", firstKeptEntryIndex=2)
     assert "PI302" not in [i[0] for i in issues(label)]
 
@@ -345,7 +345,7 @@ def test_hook_message_in_a_v3_session() -> None:
             "so this message is not treated as an extension message",
         )
     ]
-    assert "PI301" not in [i[0] for i in issues(line, Context("pi", 2))]
+    assert "PI301" not in [i[0] for i in issues(line, LineRules("pi", 2))]
     assert "PI301" not in [i[0] for i in issues(changed(line, message="hookMessage"))]
 
 
@@ -382,7 +382,7 @@ def test_schema_findings_without_a_grade() -> None:
     """The v1 and v2 schemas grade nothing: the finding says which schema it broke."""
     obj = json.loads(user("a", None))
     del obj["message"]["content"]
-    assert issues(js(obj), Context("pi", 2)) == [
+    assert issues(js(obj), LineRules("pi", 2)) == [
         (
             "PI200",
             E,
@@ -392,11 +392,11 @@ def test_schema_findings_without_a_grade() -> None:
     ]
     obj = json.loads(user("a", None))
     obj["message"]["content"] = 5
-    ((_, _, at, message),) = issues(js(obj), Context("pi", 2))
+    ((_, _, at, message),) = issues(js(obj), LineRules("pi", 2))
     assert at == "5" and message.startswith("user message 'content' must be ")
     head = json.loads(header(2))
     head["id"] = 5
-    ((_, _, at, message),) = issues(js(head), Context("pi", 2))
+    ((_, _, at, message),) = issues(js(head), LineRules("pi", 2))
     assert (at, message) == (
         "5",
         "session header 'id' must be a string, not a number (header schema v2); pi may misread this entry",
@@ -470,7 +470,7 @@ def test_space_before_the_header_is_the_span_of_the_space() -> None:
 
 def test_a_line_over_the_size_limit() -> None:
     text = user("a", None, "x" * 200)
-    ctx = Context("pi", 3, large_line=100)
+    ctx = LineRules("pi", 3, large_line=100)
     found = limits.line_size(text, 100)
     assert found is not None
     (issue,) = lines.check(text, lines.parse(text), ctx)
@@ -481,7 +481,7 @@ def test_a_line_over_the_size_limit() -> None:
         len(text),
         found[1],
     )
-    assert lines.check(text, lines.parse(text), Context("pi", 3, large_line=len(text))) == ()
+    assert lines.check(text, lines.parse(text), LineRules("pi", 3, large_line=len(text))) == ()
 
 
 def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
