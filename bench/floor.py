@@ -60,8 +60,8 @@ from run import (
 
 from pi_lsp.core import context, schema, sent
 from pi_lsp.core.analysis import analyze, gc_paused
-from pi_lsp.core.files import read_text
 from pi_lsp.core.lines import Kind
+from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.transport import FullTexts, MessageReader
 
 

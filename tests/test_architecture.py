@@ -26,9 +26,10 @@ DATA = ROOT / "tests" / "data"
 
 
 def _modules(layer: str) -> dict[str, Path]:
+    """Every module under ``pi_lsp/<layer>`` (sub-packages included), by dotted name."""
     return {
-        f"pi_lsp.{layer}.{p.stem}": p
-        for p in sorted((PACKAGE / layer).glob("*.py"))
+        ".".join(p.relative_to(ROOT).with_suffix("").parts): p
+        for p in sorted((PACKAGE / layer).rglob("*.py"))
         if p.stem != "__init__"
     }
 

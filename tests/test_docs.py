@@ -7,13 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_lsp.core.codes import CODES
+from pi_lsp.core.text.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_table_is_the_registry() -> None:
-    """The README's diagnostics table is what ``core/codes.py`` renders, row for row."""
+    """The README's diagnostics table is what ``core/text/codes.py`` renders, row for row."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| PI\d{3} \|.*$", readme, re.MULTILINE)
     assert "\n".join(rows) == "\n".join(c.readme_row() for c in CODES.values())

@@ -21,14 +21,14 @@ from typing import Any, NamedTuple, TextIO
 
 from pi_lsp.core import helper
 from pi_lsp.core.analysis import analyze, analyze_file, gc_paused
-from pi_lsp.core.codes import CODES
 from pi_lsp.core.config_file import ConfigError, layered_settings
-from pi_lsp.core.files import cannot_read, decode
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings, parse_settings
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.text.codes import CODES
+from pi_lsp.core.text.files import cannot_read, decode
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.jsontext import dumps
+from pi_lsp.core.text.lineindex import split_lines
 from pi_lsp.lsp import wire
 
 from . import fix, sarif

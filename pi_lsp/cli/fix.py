@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_lsp.core.files import cannot_read
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.text.files import cannot_read
+from pi_lsp.core.text.lineindex import split_lines
 
 from .pipes import quiet_broken_pipe
 
@@ -78,7 +78,7 @@ class _Failed(Exception):
 def _fix_file(path: Path, args: argparse.Namespace) -> bool:
     """Repair ``path`` (with ``--diff``: print the diff); True when it needed repairs."""
     from pi_lsp.core.autofix import RepairError, repair
-    from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
+    from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
 
     try:
         text, snapshot = read_snapshot(path)

@@ -16,8 +16,8 @@ from typing import Any
 
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import encode, read_snapshot, write_atomic, write_new
-from pi_lsp.core.files import cannot_read
+from pi_lsp.core.text.files import cannot_read
+from pi_lsp.core.text.textedit import encode, read_snapshot, write_atomic, write_new
 
 
 def add_parser(sub: Any) -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 from pi_lsp.core import book_convert, migrate
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
-from pi_lsp.core.files import cannot_read
 from pi_lsp.core.loading import analysis_refusal
+from pi_lsp.core.text.files import cannot_read
+from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
 
 from .fork import add_force, write_output
 

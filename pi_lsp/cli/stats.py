@@ -17,8 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.edits import write_atomic
-from pi_lsp.core.jsontext import dumps
 from pi_lsp.core.stats import read_file
 from pi_lsp.core.stats_chart import chart_html
 from pi_lsp.core.stats_report import (
@@ -29,6 +27,8 @@ from pi_lsp.core.stats_report import (
     report_json,
     report_text,
 )
+from pi_lsp.core.text.jsontext import dumps
+from pi_lsp.core.text.textedit import write_atomic
 
 from .batch import add_file_arguments, run_all, targets
 from .paths import Shown

@@ -10,7 +10,7 @@ hundreds of MB and for re-analysis after small edits:
   format context, so re-analysing an edited document only parses and validates the lines
   whose text changed. The context (format and version) is read from the header before the
   lines are checked, so each line is visited once. The caches are keyed by the lines as
-  :class:`~pi_lsp.core.text.Lines` stores them, and a line is decoded only to be parsed.
+  :class:`~pi_lsp.core.text.lineindex.Lines` stores them, and a line is decoded only to be parsed.
   An edit inside the file (:meth:`_LinePass.patched`) keeps the previous results of the lines
   around it without a pass over them.
 - The tree and the link findings are reused from the previous analysis when no changed
@@ -51,15 +51,24 @@ from typing import Any
 
 from . import links, sizes
 from .file_findings import header_findings, line_findings
-from .files import read_lines
-from .findings import Finding, Span, sort_key
 from .header import read_header
-from .jsonl import JS_SPACE
-from .limits import MIB
 from .lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
 from .loading import js_truthy
 from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .text import Lines, SplitText, Stored, identical_ends, plain, split_lines, unpack, utf8_of
+from .text.files import read_lines
+from .text.findings import Finding, Span, sort_key
+from .text.jsonl import JS_SPACE
+from .text.limits import MIB
+from .text.lineindex import (
+    Lines,
+    SplitText,
+    Stored,
+    identical_ends,
+    plain,
+    split_lines,
+    unpack,
+    utf8_of,
+)
 from .tree import Tree, build_tree
 
 _TICK = MIB

@@ -33,7 +33,10 @@ from typing import Any
 
 from . import repairs
 from .analysis import analyze
-from .edits import (
+from .lines import Kind, glued_entries, parse, space_names
+from .model import Analysis
+from .text.findings import Finding
+from .text.textedit import (
     TextEdit,
     apply_edits,
     iso_timestamp,
@@ -42,9 +45,6 @@ from .edits import (
     session_id,
     set_members,
 )
-from .findings import Finding
-from .lines import Kind, glued_entries, parse, space_names
-from .model import Analysis
 
 MAX_ROUNDS = 64
 """Rounds of quick fixes before :func:`repair` gives up on what is left."""

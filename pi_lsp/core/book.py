@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .findings import Finding, Related, Severity
+from .text.findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
     from .model import Analysis

@@ -46,11 +46,11 @@ from typing import Any
 
 from . import book
 from .analysis import analyze
-from .files import session_id_in_name
-from .jsontext import clip_json, stringify
 from .lines import Kind
 from .memo import per_analysis
 from .model import Analysis
+from .text.files import session_id_in_name
+from .text.jsontext import clip_json, stringify
 
 CUSTOM_TYPE = "pi-lsp/book"
 """``customType`` of the placeholder entries that keep book entries pi has no type for."""

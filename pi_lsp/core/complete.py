@@ -16,12 +16,12 @@ from typing import Any, Literal
 
 from . import schema, schema_info
 from .describe import clip, entry_preview, entry_title, object_title
-from .jsonl import PathItem, scan_string
-from .jsontext import dumps
 from .lines import HEADER_TYPES, Kind, LineInfo, parse
 from .model import Analysis
 from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
+from .text.jsonl import PathItem, scan_string
+from .text.jsontext import dumps
 
 MAX_ITEMS = 500
 ENUM_FIELDS = frozenset({"type", "role", "stopReason", "thinkingLevel"})

@@ -25,8 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .files import cannot_read
 from .settings import Settings, merge, parse_settings
+from .text.files import cannot_read
 
 FILE_NAME = "pi-lsp.toml"
 

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .jsontext import dumps
 from .lines import Kind
 from .memo import per_analysis
 from .model import Analysis
 from .numbering import shown
 from .refs import index, labels
 from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
+from .text.jsontext import dumps
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240

@@ -32,7 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import context
-from .edits import (
+from .loading import UNDEFINED
+from .model import Analysis
+from .pairing import causes_of, first_orphan, message_of, sends_as_user
+from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
+from .sent import NO_RESULT, request
+from .text.textedit import (
     TextEdit,
     append_lines,
     apply_edits,
@@ -43,11 +48,6 @@ from .edits import (
     line_terminator,
     set_members,
 )
-from .loading import UNDEFINED
-from .model import Analysis
-from .pairing import causes_of, first_orphan, message_of, sends_as_user
-from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
-from .sent import NO_RESULT, request
 
 WALK_LIMIT = 10_000
 """Entries walked up or down the tree from one entry (bounds pathological files)."""

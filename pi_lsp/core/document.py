@@ -5,7 +5,7 @@ applied to the core's own line index (never ``str.splitlines``): only the lines 
 touches are re-split, and the lines are copied as they are stored (:class:`Lines`: no line
 is decoded but those the change touches), never mutated, so an analysis keeps the exact
 text it was computed from. Every change is also recorded as a
-:class:`~pi_lsp.core.linemap.LineChange`.
+:class:`~pi_lsp.core.text.linemap.LineChange`.
 
 The analysis runs in whichever thread calls :meth:`Document.run_analysis` (a server runs
 it in a worker while the main thread keeps applying changes): a change cancels an
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .analysis import analyze
-from .linemap import LineChange, LineMap
 from .model import Analysis, Cancelled, Options
-from .text import Encoding, Lines, SplitText, clamp, split_lines
+from .text.lineindex import Encoding, Lines, SplitText, clamp, split_lines
+from .text.linemap import LineChange, LineMap
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,16 +14,16 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .files import session_id_in_name
-from .findings import Finding, Related, Severity, Span
 from .header import Refusal, whole_number
-from .jsonl import locate
-from .jsontext import clip_json
 from .lines import Kind, LineInfo, glued_entries, space_names
 from .loading import analysis_refusal
 from .memo import per_links
 from .model import Analysis
-from .text import SplitText
+from .text.files import session_id_in_name
+from .text.findings import Finding, Related, Severity, Span
+from .text.jsonl import locate
+from .text.jsontext import clip_json
+from .text.lineindex import SplitText
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 """A UUID, in either letter case."""

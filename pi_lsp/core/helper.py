@@ -12,7 +12,7 @@ the links, and then takes the helper's issues for its line findings. The parent 
 imports jsonschema-rs nor compiles a validator.
 
 The two processes read the same bytes only when the file did not change in between: the
-helper's issues are taken only when the file's :class:`~pi_lsp.core.files.Stamp` (device,
+helper's issues are taken only when the file's :class:`~pi_lsp.core.text.files.Stamp` (device,
 inode, size, modification time) before the fork, after the helper's read and after the
 analysis's read are the same, and the helper found the same context and number of lines.
 Otherwise, or when the helper failed, the analysis checks the lines itself (it runs
@@ -38,10 +38,10 @@ from types import TracebackType
 from typing import Any, NoReturn
 
 from .analysis import line_issues
-from .files import Stamp, read_lines, stamp
-from .findings import Severity
 from .lines import Issue, LineRules
 from .model import Options
+from .text.files import Stamp, read_lines, stamp
+from .text.findings import Severity
 
 HELPER_FROM = 1 << 20
 """Files smaller than this are checked in one process. The helper starts late (it forks,

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from . import context_edits, schema, schema_info
-from .cursor import cursor_at
 from .describe import (
     EntryFacts,
     SessionTotals,
@@ -24,8 +23,6 @@ from .describe import (
     shallow,
     system_changes,
 )
-from .jsonl import PathItem
-from .jsontext import dumps
 from .lines import Kind
 from .model import Analysis
 from .numbering import shown
@@ -40,6 +37,9 @@ from .refs import (
 )
 from .sizes import heaviest
 from .stats import FileStats, Usage, analysis_stats, split_by_path
+from .text.cursor import cursor_at
+from .text.jsonl import PathItem
+from .text.jsontext import dumps
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from . import limits, schema, schema_info
-from .codes import CODES
-from .findings import Severity
-from .jsonl import JS_SPACE, ParseError, locate, parse_line
-from .limits import MIB
-from .text import Stored, unpack
+from . import schema, schema_info
+from .text import limits
+from .text.codes import CODES
+from .text.findings import Severity
+from .text.jsonl import JS_SPACE, ParseError, locate, parse_line
+from .text.limits import MIB
+from .text.lineindex import Stored, unpack
 
 if TYPE_CHECKING:
     from jsonschema_rs import Validator
@@ -168,7 +169,7 @@ def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
 
 
 def parse_stored(item: Stored) -> LineInfo | None:
-    """:func:`parse` of a line given as :func:`~pi_lsp.core.text.plain` gives it (its
+    """:func:`parse` of a line given as :func:`~pi_lsp.core.text.lineindex.plain` gives it (its
     text, or its UTF-8 without lone surrogates), never the first or last
     non-blank line, with no call but orjson's: for a line that starts with ``{`` (so is not
     blank), is ASCII text or such UTF-8 (so orjson reads it as it is, as :func:`parse_line`
@@ -255,7 +256,7 @@ def glued_entries(text: str) -> list[tuple[int, bool]] | None:
 
 def check(item: Stored, info: LineInfo, ctx: LineRules) -> tuple[Issue, ...]:
     """Line-local findings for a parsed line under a format context. ``item`` is the line
-    as :func:`~pi_lsp.core.text.plain` gives it: its UTF-8 (without lone surrogates) is
+    as :func:`~pi_lsp.core.text.lineindex.plain` gives it: its UTF-8 (without lone surrogates) is
     decoded only when there may be something to report.
 
     An entry of a known type is first tried on a fast path, inlined here (a call costs as

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import book, context, context_edits, pairing
-from .findings import Finding, Related, Severity
 from .lines import Kind
 from .sent import entry_calls, synthetic_calls
+from .text.findings import Finding, Related, Severity
 from .tree import Tree
 from .tree import extend as extend_tree
 

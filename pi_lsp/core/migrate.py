@@ -24,10 +24,17 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edits import TextEdit, apply_edits, fresh_id, js_stringify, remove_members, set_members
-from .jsonl import member_keys
 from .loading import CURRENT_VERSION, UNDEFINED, js_truthy, parsed_lines, source_version
 from .model import Analysis
+from .text.jsonl import member_keys
+from .text.textedit import (
+    TextEdit,
+    apply_edits,
+    fresh_id,
+    js_stringify,
+    remove_members,
+    set_members,
+)
 
 
 @dataclass(slots=True)

@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .findings import Finding, Span
-from .jsonl import Walked, locate
-from .limits import MIB
 from .lines import LineInfo, LineRules, parse
 from .memo import Views
-from .text import Lines, SplitText, Stored
+from .text.findings import Finding, Span
+from .text.jsonl import Walked, locate
+from .text.limits import MIB
+from .text.lineindex import Lines, SplitText, Stored
 from .tree import Tree
 
 SLIM_LINE = 2048
-"""Lines at least this long, as :class:`~pi_lsp.core.text.Lines` stores them (code points
+"""Lines at least this long, as :class:`~pi_lsp.core.text.lineindex.Lines` stores them (code points
 of a ``str``, bytes of a line stored as UTF-8), keep a slim parsed value."""
 
 SLIM_KEEP = 512
@@ -36,7 +36,7 @@ class Options(NamedTuple):
 class Cancelled(Exception):
     """Raised by :func:`~pi_lsp.core.analysis.analyze` when ``cancelled()`` became true.
 
-    ``partial`` maps every line finished so far (as :class:`~pi_lsp.core.text.Lines`
+    ``partial`` maps every line finished so far (as :class:`~pi_lsp.core.text.lineindex.Lines`
     stores it) to its results under ``context``; pass it back as ``partial=`` to the next
     ``analyze`` call.
     """
@@ -51,7 +51,7 @@ class Cancelled(Exception):
 class Analysis:
     """Everything known about one document.
 
-    ``cache`` maps each line, as :class:`~pi_lsp.core.text.Lines` stores it (never the
+    ``cache`` maps each line, as :class:`~pi_lsp.core.text.lineindex.Lines` stores it (never the
     decoded text of a line stored as bytes), to its :class:`LineInfo` under ``context`` (the
     format context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them;
@@ -62,7 +62,7 @@ class Analysis:
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
     analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
     (views of the links kept there stay valid). ``walked`` keeps, per line, the containers
-    :meth:`span_of` has walked (:data:`~pi_lsp.core.jsonl.Walked`), so many spans in one long
+    :meth:`span_of` has walked (:data:`~pi_lsp.core.text.jsonl.Walked`), so many spans in one long
     line cost one walk of it.
     """
 

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from . import context
-from .findings import Finding, Related, Severity, Span
 from .loading import js_truthy, pi_accepts
 from .sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
+from .text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
     from .model import Analysis

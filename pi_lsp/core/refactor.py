@@ -32,7 +32,11 @@ from typing import Any
 
 from . import context, migrate
 from .analysis import analyze
-from .edits import (
+from .lines import Kind
+from .loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
+from .model import Analysis
+from .repairs import taken_ids
+from .text.textedit import (
     TextEdit,
     append_lines,
     apply_edits,
@@ -42,10 +46,6 @@ from .edits import (
     session_id,
     set_members,
 )
-from .lines import Kind
-from .loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
-from .model import Analysis
-from .repairs import taken_ids
 
 
 class RefactorError(ValueError):

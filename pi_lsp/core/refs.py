@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from . import book
-from .cursor import Cursor, cursor_at
-from .findings import Span
-from .jsonl import PathItem, locate
 from .lines import Kind
 from .loading import parsed_lines
 from .memo import per_links
 from .model import Analysis
 from .sent import entry_calls
+from .text.cursor import Cursor, cursor_at
+from .text.findings import Span
+from .text.jsonl import PathItem, locate
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),

@@ -7,10 +7,10 @@ resolve to it; tool call renames change every toolCall block and toolResult with
 
 from __future__ import annotations
 
-from .edits import TextEdit
-from .jsontext import dumps
 from .model import Analysis
 from .refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
+from .text.jsontext import dumps
+from .text.textedit import TextEdit
 
 
 class RenameError(ValueError):

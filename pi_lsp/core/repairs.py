@@ -18,8 +18,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import doctor, migrate
-from .codes import CODES, FIXABLE
-from .edits import (
+from .lines import Kind
+from .loading import parsed_lines, source_version
+from .model import Analysis
+from .refs import ID_FIELDS
+from .sent import entry_calls
+from .text.codes import CODES, FIXABLE
+from .text.findings import Finding, Severity
+from .text.jsonl import locate, member_keys
+from .text.textedit import (
     TextEdit,
     delete_lines,
     fresh_id,
@@ -27,13 +34,6 @@ from .edits import (
     remove_members,
     set_members,
 )
-from .findings import Finding, Severity
-from .jsonl import locate, member_keys
-from .lines import Kind
-from .loading import parsed_lines, source_version
-from .model import Analysis
-from .refs import ID_FIELDS
-from .sent import entry_calls
 from .tree import build_tree
 
 
@@ -816,4 +816,4 @@ _BUILDERS: dict[str, Callable[[Analysis, Finding], list[Fix]]] = {
     "unanswered": _fix_unanswered,
     "resume": _fix_resume,
 }
-"""The fix builders, by the name a code's entry in :data:`~pi_lsp.core.codes.CODES` gives."""
+"""The fix builders, by the name a code's entry in :data:`~pi_lsp.core.text.codes.CODES` gives."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from . import schema
-from .jsonl import PathItem
+from .text.jsonl import PathItem
 
 _MISSING = object()
 _DEFS = "#/$defs/"

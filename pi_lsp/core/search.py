@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .describe import clip, object_title
-from .files import read_lines
 from .lines import parse
 from .session_file import load
+from .text.files import read_lines
 
 TEXT_LIMIT = 2000
 """Characters of a user message that word search looks at."""

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .codes import CODES
-from .findings import Finding, Severity
-from .limits import MIB
+from .text.codes import CODES
+from .text.findings import Finding, Severity
+from .text.limits import MIB
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull", "both")
 """How diagnostics reach the client: ``auto`` pulls when the client can, else pushes."""

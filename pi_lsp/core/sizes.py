@@ -1,15 +1,15 @@
 """PI500 on the header of a session that nears pi 0.73.1's file limit, naming the entries
-that weigh most (the limits themselves: :mod:`pi_lsp.core.limits`)."""
+that weigh most (the limits themselves: :mod:`pi_lsp.core.text.limits`)."""
 
 from __future__ import annotations
 
 import heapq
 from typing import Any, NamedTuple
 
-from . import limits
-from .findings import Finding, Related, Severity
-from .limits import HEAVIEST, line_bytes, mib, stored_bytes
 from .model import Analysis
+from .text import limits
+from .text.findings import Finding, Related, Severity
+from .text.limits import HEAVIEST, line_bytes, mib, stored_bytes
 
 
 class Weight(NamedTuple):
@@ -49,7 +49,7 @@ def heaviest(a: Analysis, count: int = HEAVIEST) -> list[Weight]:
 
 
 def file_bytes(a: Analysis) -> int:
-    """The size of the document in UTF-8 bytes (of one far below :data:`~pi_lsp.core.limits.NEAR_FILE`, a count
+    """The size of the document in UTF-8 bytes (of one far below :data:`~pi_lsp.core.text.limits.NEAR_FILE`, a count
     as far below it)."""
     terms = sum(map(len, a.text.terminators))
     # a line stored as its str or as its UTF-8 bytes is no shorter than its characters,

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.core.book_convert import Conversion, NotBookError, conversion
 from pi_lsp.core.document import Snapshot
-from pi_lsp.core.edits import replace_text
+from pi_lsp.core.text.textedit import replace_text
 
 from . import commands, proto
 from .server import PiLanguageServer, Source

@@ -19,11 +19,11 @@ from lsprotocol import types
 
 from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Document, Snapshot
-from pi_lsp.core.findings import Finding
 from pi_lsp.core.lines import prepare_checks
 from pi_lsp.core.loading import CURRENT_VERSION
 from pi_lsp.core.model import Analysis
-from pi_lsp.core.text import Lines, Stored
+from pi_lsp.core.text.findings import Finding
+from pi_lsp.core.text.lineindex import Lines, Stored
 
 from . import proto, requests, wire
 from .server import PiLanguageServer

@@ -25,7 +25,7 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.numbering import numbered
-from pi_lsp.core.text import SplitText
+from pi_lsp.core.text.lineindex import SplitText
 
 from .proto import Frame
 from .server import PiLanguageServer

@@ -45,13 +45,13 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.uris import to_fs_path
 
 from pi_lsp import __version__
-from pi_lsp.core import edits
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Snapshot
-from pi_lsp.core.findings import Finding
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding, SplitText, Stored
+from pi_lsp.core.text import textedit as edits
+from pi_lsp.core.text.findings import Finding
+from pi_lsp.core.text.lineindex import Encoding, SplitText, Stored
 
 from .scheduler import Scheduler
 from .transport import FullTexts, MessageReader, encode

@@ -55,7 +55,7 @@ import orjson
 import pygls.io_
 import xxhash
 
-from pi_lsp.core.text import Lines, SplitText, Stored, split_lines
+from pi_lsp.core.text.lineindex import Lines, SplitText, Stored, split_lines
 
 LARGE = 1 << 20
 """Bodies from this many bytes on are looked at for a full-text append, or decoded by lines."""
@@ -263,7 +263,7 @@ def _lines(body: Body, start: int) -> tuple[SplitText, int] | None:
     ``"\\n"``, the lines of the text are those of its pieces (each piece's last, empty,
     line dropped). Line breaks escaped otherwise (``\\r``, ``\\u000a``) are split inside
     a piece; a text with no ``\\n`` is one piece. The lines are gathered as they are stored
-    (:class:`~pi_lsp.core.text.Lines`), never decoded again. Raises
+    (:class:`~pi_lsp.core.text.lineindex.Lines`), never decoded again. Raises
     :class:`orjson.JSONDecodeError` for a piece orjson rejects.
     """
     lines: list[Stored] = []

@@ -17,7 +17,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from pi_lsp.core.files import sessions_dir
+from pi_lsp.core.text.files import sessions_dir
 
 from .server import PiLanguageServer
 

@@ -28,7 +28,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from pi_lsp.core.document import Snapshot
-from pi_lsp.core.files import Stamp
+from pi_lsp.core.text.files import Stamp
 
 from . import diagnostics, proto, requests, watched_files
 from .server import PiLanguageServer

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_lsp.core import search_cache
-from pi_lsp.core.files import expand
 from pi_lsp.core.search import FileIndex, Match, index_file, is_current, search
+from pi_lsp.core.text.files import expand
 
 log = logging.getLogger("pi_lsp")
 

@@ -2,7 +2,7 @@
 
 :class:`WorkspaceReports` is what ``workspace/diagnostic`` answers from
 (:mod:`pi_lsp.lsp.workspace_diagnostics`): per file, the diagnostics of the version a
-:class:`~pi_lsp.core.files.Stamp` (file, size and modification time) names, under one
+:class:`~pi_lsp.core.text.files.Stamp` (file, size and modification time) names, under one
 settings generation. Files are analysed lazily (when a pull finds them stale), many at
 once in a process pool, few in the calling thread. A file that changes on disk
 (``workspace/didChangeWatchedFiles``) is re-analysed at once, from its previous analysis:
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.analysis import analyze_file
-from pi_lsp.core.files import Stamp, expand, stamp
 from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding
+from pi_lsp.core.text.files import Stamp, expand, stamp
+from pi_lsp.core.text.lineindex import Encoding
 
 from .disk_reports import Report, is_session, items, report
 

@@ -16,7 +16,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_text
+from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.wire import diagnostics, path_uri
 
 from .cli_support import run_cli

@@ -31,10 +31,10 @@ from pi_lsp.core import repairs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.context_view import context_json
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.limits import V8_MAX_STRING
 from pi_lsp.core.loading import UNDEFINED
 from pi_lsp.core.sent import Sent, pairing_faults
+from pi_lsp.core.text.limits import V8_MAX_STRING
+from pi_lsp.core.text.textedit import apply_edits
 
 DOCTOR = Path(__file__).resolve().with_name("doctor_faults.mjs")
 
@@ -222,7 +222,7 @@ def test_check_fix_many_files_at_once(
 
 @pytest.mark.parametrize("release", [PI_073, PI_16], ids=lambda r: r.label.replace(" ", ""))
 def test_v8_string_limit_is_the_one_of_pis_node(release: PiRelease) -> None:
-    """The limits of core/limits.py rest on V8's string limit in the node each pi runs on
+    """The limits of core/text/limits.py rest on V8's string limit in the node each pi runs on
     (bench/size_limits.mjs measures the loaders themselves: minutes, GBs)."""
     modules = find_pi(release, install=False)
     node = node_for(release, modules) if modules is not None else None

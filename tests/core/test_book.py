@@ -17,9 +17,9 @@ import pytest
 
 from pi_lsp.core import book
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.codes import CODES
-from pi_lsp.core.findings import Finding, Severity, Span
 from pi_lsp.core.model import Analysis
+from pi_lsp.core.text.codes import CODES
+from pi_lsp.core.text.findings import Finding, Severity, Span
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.doclinks import DocLink, document_links
-from pi_lsp.core.findings import Span
+from pi_lsp.core.text.findings import Span
 
 from .pi_sessions import doc, header, user
 

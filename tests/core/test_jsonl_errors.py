@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from pi_lsp.core.jsonl import Location, ParseError, locate, member_keys, parse_deep, parse_line
+from pi_lsp.core.text.jsonl import Location, ParseError, locate, member_keys, parse_deep, parse_line
 
 
 def test_a_constant_json_parse_refuses_is_named_at_its_column() -> None:

@@ -1,4 +1,4 @@
-"""PI500 graded by pi's loader limits (core/limits.py), and the heaviest entries in the
+"""PI500 graded by pi's loader limits (core/text/limits.py), and the heaviest entries in the
 header's hover and code lens."""
 
 from __future__ import annotations
@@ -7,14 +7,15 @@ import json
 
 import pytest
 
-from pi_lsp.core import limits, sizes
+from pi_lsp.core import sizes
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
 from pi_lsp.core.hovers import heaviest_text, hover_at
 from pi_lsp.core.lens import code_lenses
 from pi_lsp.core.model import Options
 from pi_lsp.core.numbering import numbered
-from pi_lsp.core.text import pack
+from pi_lsp.core.text import limits
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.lineindex import pack
 
 from .pi_sessions import TS, assistant, doc, header, user
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import limits, lines, schema
-from pi_lsp.core.findings import Severity
+from pi_lsp.core import lines, schema
 from pi_lsp.core.lines import Kind, LineRules
-from pi_lsp.core.text import pack, plain, unpack
+from pi_lsp.core.text import limits
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.lineindex import pack, plain, unpack
 
 from .pi_sessions import TS, assistant, entry, header, hook, js, user
 

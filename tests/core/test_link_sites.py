@@ -8,7 +8,6 @@ several branches, v1 indexes at the edges of the file, and the second dialect.
 from __future__ import annotations
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Span
 from pi_lsp.core.model import Analysis
 from pi_lsp.core.refs import (
     Site,
@@ -24,6 +23,7 @@ from pi_lsp.core.refs import (
     subject_at,
     tool_sites,
 )
+from pi_lsp.core.text.findings import Span
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import assistant, doc, entry, header, js, result, user

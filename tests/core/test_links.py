@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Finding, Severity
 from pi_lsp.core.model import Analysis
+from pi_lsp.core.text.findings import Finding, Severity
 
 from .pi_sessions import SID, assistant, doc, entry, header, result, user
 

@@ -11,7 +11,7 @@ import pytest
 
 from pi_lsp.core import pairing
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.text.findings import Severity
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

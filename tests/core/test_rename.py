@@ -8,8 +8,8 @@ import re
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import apply_edits
 from pi_lsp.core.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.text.textedit import apply_edits
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_text
+from pi_lsp.core.text.files import read_text
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = "2026-03-01T10:00:00.000Z"

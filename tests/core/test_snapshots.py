@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from pi_lsp.core import describe, refs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
-from pi_lsp.core.linemap import LineChange, LineMap
 from pi_lsp.core.memo import per_analysis
 from pi_lsp.core.model import Options
+from pi_lsp.core.text.linemap import LineChange, LineMap
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TEXT = (DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl").read_text("utf-8")

@@ -264,8 +264,8 @@ def test_a_header_only_session_has_an_empty_active_path_at_its_header(tmp_path: 
 
 def test_a_header_after_an_entry_is_not_a_pi_session_in_the_editor(tmp_path: Path) -> None:
     from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.files import read_lines
     from pi_lsp.core.stats import analysis_stats
+    from pi_lsp.core.text.files import read_lines
 
     user = _msg("u", None, {"role": "user", "content": "x"})
     path = tmp_path / "s.jsonl"

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from .files import decode, read_bytes
 from .jsonl import locate, member_keys
 from .jsontext import stringify
-from .text import SplitText, split_lines
+from .lineindex import SplitText, split_lines
 
 Pos = tuple[int, int]
 """A position in a document: ``(line, code-point column)``."""
@@ -182,7 +182,7 @@ def session_id(moment: datetime.datetime | None = None) -> str:
 
 def js_stringify(value: Any) -> str:
     """``value`` as ``JSON.stringify`` writes it: compact, non-ASCII characters raw, lone
-    surrogates escaped, any nesting depth (see :func:`pi_lsp.core.jsontext.stringify`)."""
+    surrogates escaped, any nesting depth (see :func:`pi_lsp.core.text.jsontext.stringify`)."""
     return stringify(value)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
-from .text import Lines, SplitText, Stored, pack, split_lines
+from .lineindex import Lines, SplitText, Stored, pack, split_lines
 
 
 def decode(data: bytes | memoryview) -> str:
@@ -73,7 +73,7 @@ def read_lines(path: Path) -> SplitText:
 
     Same result as ``split_lines(read_text(path))``. The file is read :data:`_CHUNK` bytes
     at a time, so peak memory is the lines (held compactly,
-    :class:`~pi_lsp.core.text.Lines`) and one chunk: not the whole file's bytes too, nor one
+    :class:`~pi_lsp.core.text.lineindex.Lines`) and one chunk: not the whole file's bytes too, nor one
     ``str`` of the whole text (which CPython stores at up to 4 bytes per character once a
     single emoji appears in it). A file with a carriage return (pi writes none) is read
     whole and split as text.
@@ -102,7 +102,7 @@ def read_lines(path: Path) -> SplitText:
 
 
 def _stored(line: bytes) -> Stored:
-    """A line of a file as :class:`~pi_lsp.core.text.Lines` stores it (see :func:`pack`):
+    """A line of a file as :class:`~pi_lsp.core.text.lineindex.Lines` stores it (see :func:`pack`):
     a line that is valid UTF-8 and stored as UTF-8 keeps the bytes read, never encoded
     again from its text (the UTF-8 of an emoji-wide ``str`` costs as much as its decoding)."""
     if line.isascii():

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from .findings import Severity
-from .text import Stored, unpack, utf8_of
+from .lineindex import Stored, unpack, utf8_of
 
 MIB = 1024 * 1024
 V8_MAX_STRING = 2**29 - 24
@@ -62,8 +62,8 @@ def line_bytes(text: str) -> int:
 
 
 def stored_bytes(item: Stored) -> int:
-    """:func:`line_bytes` of a line as :class:`~pi_lsp.core.text.Lines` stores it (decoded
-    only when it is no plain UTF-8, :func:`~pi_lsp.core.text.utf8_of`)."""
+    """:func:`line_bytes` of a line as :class:`~pi_lsp.core.text.lineindex.Lines` stores it (decoded
+    only when it is no plain UTF-8, :func:`~pi_lsp.core.text.lineindex.utf8_of`)."""
     data = utf8_of(item)
     return len(data) if data is not None else line_bytes(unpack(item))
 

@@ -1,7 +1,7 @@
 """What lies under a cursor inside one line: the chain of JSON nodes around a column.
 
 Works on the text of a valid JSON line without parsing it: it walks down from the root
-value with :func:`~pi_lsp.core.jsonl.iter_members` / :func:`~pi_lsp.core.jsonl.iter_elements`,
+value with :func:`~pi_lsp.core.text.jsonl.iter_members` / :func:`~pi_lsp.core.text.jsonl.iter_elements`,
 which jump over strings with ``str.find`` and stop at the cursor, so finding the node
 under the cursor in a 50 MB line costs milliseconds.
 """
