@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from pi_lsp.core.schema import SCHEMA_FILES, schema_text
+from pi_lsp.core.schemas.schema import SCHEMA_FILES, schema_text
 
 
 def versions(dialect: str) -> list[int]:

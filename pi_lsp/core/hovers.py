@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import context_edits, schema, schema_info
+from . import context_edits
 from .describe import (
     EntryFacts,
     SessionTotals,
@@ -35,6 +35,7 @@ from .refs import (
     subject_at,
     tool_sites,
 )
+from .schemas import schema, schema_info
 from .sizes import heaviest
 from .stats import FileStats, Usage, analysis_stats, split_by_path
 from .text.cursor import cursor_at

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from . import schema, schema_info
+from .schemas import schema, schema_info
 from .text import limits
 from .text.codes import CODES
 from .text.findings import Severity

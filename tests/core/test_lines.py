@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import lines, schema
+from pi_lsp.core import lines
 from pi_lsp.core.lines import Kind, LineRules
+from pi_lsp.core.schemas import schema
 from pi_lsp.core.text import limits
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.lineindex import pack, plain, unpack

@@ -1,4 +1,4 @@
-"""jsonschema-rs (the hot path, ``pi_lsp.core.schema``) against jsonschema (a second opinion).
+"""jsonschema-rs (the hot path, ``pi_lsp.core.schemas.schema``) against jsonschema (a second opinion).
 
 On every line of every fixture and on hypothesis-generated entries the two agree on the
 verdict and on each violation: its path (which fixes the PI200 range), the missing
@@ -21,9 +21,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from pi_lsp.core import schema as core_schema
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.lines import LineRules, check, full_check, parse
+from pi_lsp.core.schemas import schema as core_schema
 from tests.robustness.settings import bounded
 
 ROOT = Path(__file__).resolve().parents[2]

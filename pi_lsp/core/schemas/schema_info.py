@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from ..text.jsonl import PathItem
 from . import schema
-from .text.jsonl import PathItem
 
 _MISSING = object()
 _DEFS = "#/$defs/"

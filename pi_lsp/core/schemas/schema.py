@@ -31,10 +31,11 @@ SCHEMA_FILES: dict[str, str] = {
 
 
 def _schema_dir() -> Path:
-    packaged = Path(__file__).resolve().parents[1] / "schemas"  # as the wheel installs them
+    package = Path(__file__).resolve().parents[2]  # pi_lsp
+    packaged = package / "schemas"  # as the wheel installs them
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "schemas"
+    return package.parent / "schemas"
 
 
 @functools.cache
