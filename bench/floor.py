@@ -60,7 +60,7 @@ from run import (
 
 from pi_lsp.core import context, sent
 from pi_lsp.core.analysis import analyze, gc_paused
-from pi_lsp.core.lines import Kind
+from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.schemas import schema
 from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.transport import FullTexts, MessageReader

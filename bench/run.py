@@ -193,7 +193,7 @@ def inproc(path: Path, repeat: int) -> dict[str, Any]:
     """Floor, full analysis and the two edits, in this process."""
     from pi_lsp.core.analysis import analyze
     from pi_lsp.core.document import Document, Position
-    from pi_lsp.core.model import Options
+    from pi_lsp.core.entries.model import Options
     from pi_lsp.core.text.files import read_text
 
     out: dict[str, Any] = {"floor": _best(lambda: orjson_floor(path), repeat)}
@@ -230,9 +230,9 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
     """
     from pi_lsp.core import links
     from pi_lsp.core.analysis import analyze, gc_paused
-    from pi_lsp.core.lines import check, parse
+    from pi_lsp.core.entries.lines import check, parse
+    from pi_lsp.core.entries.tree import build_tree
     from pi_lsp.core.text.files import read_lines
-    from pi_lsp.core.tree import build_tree
 
     split = read_lines(path)
     lines = split.lines

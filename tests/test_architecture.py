@@ -17,7 +17,7 @@ import pytest
 
 from pi_lsp.core import hovers, outline, refs
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.lsp import features
 
 ROOT = Path(__file__).resolve().parents[1]

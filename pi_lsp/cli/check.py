@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, TextIO
 from pi_lsp.core import helper
 from pi_lsp.core.analysis import analyze, analyze_file, gc_paused
 from pi_lsp.core.config_file import ConfigError, layered_settings
-from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.files import cannot_read, decode

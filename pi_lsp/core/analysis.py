@@ -1,7 +1,7 @@
 """The analysis pipeline: lines, format and version, the tree, and every finding.
 
-:func:`analyze` is the one entry point; it builds an :class:`~pi_lsp.core.model.Analysis`
-from the line results (:mod:`pi_lsp.core.lines`), the tree and link findings
+:func:`analyze` is the one entry point; it builds an :class:`~pi_lsp.core.entries.model.Analysis`
+from the line results (:mod:`pi_lsp.core.entries.lines`), the tree and link findings
 (:mod:`pi_lsp.core.links`, :mod:`pi_lsp.core.book`) and the findings about the file's
 lines and header (:mod:`pi_lsp.core.file_findings`). It is built for documents of
 hundreds of MB and for re-analysis after small edits:
@@ -50,11 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from . import links, sizes
+from .entries.header import read_header
+from .entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
+from .entries.model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
+from .entries.tree import Tree, build_tree
 from .file_findings import header_findings, line_findings
-from .header import read_header
-from .lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
 from .loading import js_truthy
-from .model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .text.files import read_lines
 from .text.findings import Finding, Span, sort_key
 from .text.jsonl import JS_SPACE
@@ -69,7 +70,6 @@ from .text.lineindex import (
     unpack,
     utf8_of,
 )
-from .tree import Tree, build_tree
 
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls

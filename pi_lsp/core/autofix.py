@@ -33,8 +33,8 @@ from typing import Any
 
 from . import repairs
 from .analysis import analyze
-from .lines import Kind, glued_entries, parse, space_names
-from .model import Analysis
+from .entries.lines import Kind, glued_entries, parse, space_names
+from .entries.model import Analysis
 from .text.findings import Finding
 from .text.textedit import (
     TextEdit,
@@ -192,7 +192,7 @@ def _due(a: Analysis, finding: Finding) -> bool:
 
 
 def glued_pieces(text: str) -> tuple[list[str], str] | None:
-    """The entries glued onto one line (:func:`~pi_lsp.core.lines.glued_entries`) and the
+    """The entries glued onto one line (:func:`~pi_lsp.core.entries.lines.glued_entries`) and the
     cut-off fragment before them ("" when none); None unless every kept piece is an entry:
     an object with a ``type`` that is not a content block's and a ``timestamp`` (a content
     block that happens to close a torn fragment is not one)."""

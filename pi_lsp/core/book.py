@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from .text.findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
-    from .model import Analysis
+    from .entries.model import Analysis
 
 JsonPath = tuple[str | int, ...]
 ANY = "*"

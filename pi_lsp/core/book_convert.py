@@ -46,9 +46,9 @@ from typing import Any
 
 from . import book
 from .analysis import analyze
-from .lines import Kind
-from .memo import per_analysis
-from .model import Analysis
+from .entries.lines import Kind
+from .entries.memo import per_analysis
+from .entries.model import Analysis
 from .text.files import session_id_in_name
 from .text.jsontext import clip_json, stringify
 

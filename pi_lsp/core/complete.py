@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .describe import clip, entry_preview, entry_title, object_title
-from .lines import HEADER_TYPES, Kind, LineInfo, parse
-from .model import Analysis
+from .entries.lines import HEADER_TYPES, Kind, LineInfo, parse
+from .entries.model import Analysis
 from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
 from .schemas import schema, schema_info

@@ -34,8 +34,8 @@ from types import MappingProxyType
 from typing import Any
 
 from . import migrate
+from .entries.model import Analysis
 from .loading import UNDEFINED, js_truthy, parsed_lines
-from .model import Analysis
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .lines import Kind
-from .memo import per_analysis
-from .model import Analysis
+from .entries.lines import Kind
+from .entries.memo import per_analysis
+from .entries.model import Analysis
 from .numbering import shown
 from .refs import index, labels
 from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals

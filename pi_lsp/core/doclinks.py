@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Analysis
+from .entries.model import Analysis
 from .refs import session_path, span_of
 from .text.findings import Span
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import context
+from .entries.model import Analysis
 from .loading import UNDEFINED
-from .model import Analysis
 from .pairing import causes_of, first_orphan, message_of, sends_as_user
 from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
 from .sent import NO_RESULT, request

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .analysis import analyze
-from .model import Analysis, Cancelled, Options
+from .entries.model import Analysis, Cancelled, Options
 from .text.lineindex import Encoding, Lines, SplitText, clamp, split_lines
 from .text.linemap import LineChange, LineMap
 

@@ -1,10 +1,10 @@
 """Findings about the file itself: its lines one by one and its header.
 
-Each line: what :mod:`pi_lsp.core.lines` found in it, a blank line inside the file
+Each line: what :mod:`pi_lsp.core.entries.lines` found in it, a blank line inside the file
 (PI005), JSON pi cannot read (PI001, cut off at the end: PI002, entries glued on one
 line, whitespace at the file's edge) and a header where none belongs (PI101). The header:
 none, or not where pi looks (PI100), its version (PI102, PI103, PI303) and the session
-id in the file name (PI104). What the header says (format, version) is :mod:`pi_lsp.core.header`.
+id in the file name (PI104). What the header says (format, version) is :mod:`pi_lsp.core.entries.header`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .header import Refusal, whole_number
-from .lines import Kind, LineInfo, glued_entries, space_names
+from .entries.header import Refusal, whole_number
+from .entries.lines import Kind, LineInfo, glued_entries, space_names
+from .entries.memo import per_links
+from .entries.model import Analysis
 from .loading import analysis_refusal
-from .memo import per_links
-from .model import Analysis
 from .text.files import session_id_in_name
 from .text.findings import Finding, Related, Severity, Span
 from .text.jsonl import locate

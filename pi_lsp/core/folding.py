@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .describe import entry_title
-from .lines import Kind
-from .model import Analysis
+from .entries.lines import Kind
+from .entries.model import Analysis
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,8 +38,8 @@ from types import TracebackType
 from typing import Any, NoReturn
 
 from .analysis import line_issues
-from .lines import Issue, LineRules
-from .model import Options
+from .entries.lines import Issue, LineRules
+from .entries.model import Options
 from .text.files import Stamp, read_lines, stamp
 from .text.findings import Severity
 

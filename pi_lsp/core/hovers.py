@@ -23,8 +23,8 @@ from .describe import (
     shallow,
     system_changes,
 )
-from .lines import Kind
-from .model import Analysis
+from .entries.lines import Kind
+from .entries.model import Analysis
 from .numbering import shown
 from .refs import (
     TOOL_RESULT_FIELDS,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .describe import entry_title
-from .lines import Kind
-from .model import Analysis
+from .entries.lines import Kind
+from .entries.model import Analysis
 from .numbering import shown
 from .refs import TOOL_RESULT_FIELDS, line_sites, resolve, span_of
 

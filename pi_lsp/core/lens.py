@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .describe import session_totals
+from .entries.model import Analysis
 from .hovers import heaviest_text, path_split_text
-from .model import Analysis
 from .numbering import shown
 from .refs import line_sites, resolve
 from .stats import analysis_stats

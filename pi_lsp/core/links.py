@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import book, context, context_edits, pairing
-from .lines import Kind
+from .entries.lines import Kind
+from .entries.tree import Tree
+from .entries.tree import extend as extend_tree
 from .sent import entry_calls, synthetic_calls
 from .text.findings import Finding, Related, Severity
-from .tree import Tree
-from .tree import extend as extend_tree
 
 if TYPE_CHECKING:
-    from .model import Analysis
+    from .entries.model import Analysis
 
 
 @dataclass(slots=True)
@@ -81,7 +81,7 @@ def grow(a: Analysis, previous: Analysis, start: int) -> tuple[Tree, list[int]] 
 
     It applies when ``previous`` left a :class:`LinkState` and every line parsed from
     ``start`` on (but ``previous``'s line ``start`` itself, unchanged) is an entry with an
-    ``id`` and a ``parentId`` that :func:`pi_lsp.core.tree.extend` can add: then no earlier
+    ``id`` and a ``parentId`` that :func:`pi_lsp.core.entries.tree.extend` can add: then no earlier
     entry changes, in the tree or in pi's index of entries.
     """
     state = previous.link_state

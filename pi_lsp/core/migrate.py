@@ -24,8 +24,8 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
+from .entries.model import Analysis
 from .loading import CURRENT_VERSION, UNDEFINED, js_truthy, parsed_lines, source_version
-from .model import Analysis
 from .text.jsonl import member_keys
 from .text.textedit import (
     TextEdit,

@@ -5,7 +5,7 @@ text on screen. A server answering from the analysis of an older text (a snapsho
 a re-analysis) renders its views inside :func:`numbered`, with the map from the
 analysis's lines to the text's, so "line 5000" still names the line the reader sees.
 Every view writes a line number with :func:`shown`. Views memoised per analysis
-(:mod:`pi_lsp.core.memo`) hold no rendered line numbers.
+(:mod:`pi_lsp.core.entries.memo`) hold no rendered line numbers.
 """
 
 from __future__ import annotations

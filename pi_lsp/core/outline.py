@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .describe import clip, entry_title, kind_label, session_totals
-from .model import Analysis
+from .entries.model import Analysis
+from .entries.tree import Tree
 from .numbering import shown
 from .refs import labels
-from .tree import Tree
 
 MAX_NEST = 24
 """Branch groups nest at most this deep; deeper side branches are listed at the top level."""

@@ -39,8 +39,8 @@ from .sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults
 from .text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
-    from .model import Analysis
-    from .tree import Tree
+    from .entries.model import Analysis
+    from .entries.tree import Tree
 
 EDIT_BUDGET = 200_000
 """Path entries walked for context edits off the resumed path (bounds huge trees)."""
@@ -399,7 +399,7 @@ def extend(
     """:func:`check` of ``a``, whose entries are ``old``'s and the new ``lines`` after them.
 
     The entries on ``lines`` must be entries of ``a``'s tree that change no earlier
-    entry's links (:func:`pi_lsp.core.tree.extend`), and every parsed line from the first
+    entry's links (:func:`pi_lsp.core.entries.tree.extend`), and every parsed line from the first
     of them on must be one of them: the candidates and judged edits of ``old`` stay as
     they are, the new entries add theirs, and the resumed context grows by the new entries
     (built again only when they do not extend its path).

@@ -32,9 +32,9 @@ from typing import Any
 
 from . import context, migrate
 from .analysis import analyze
-from .lines import Kind
+from .entries.lines import Kind
+from .entries.model import Analysis
 from .loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
-from .model import Analysis
 from .repairs import taken_ids
 from .text.textedit import (
     TextEdit,

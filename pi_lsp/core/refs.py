@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from . import book
-from .lines import Kind
+from .entries.lines import Kind
+from .entries.memo import per_links
+from .entries.model import Analysis
 from .loading import parsed_lines
-from .memo import per_links
-from .model import Analysis
 from .sent import entry_calls
 from .text.cursor import Cursor, cursor_at
 from .text.findings import Span

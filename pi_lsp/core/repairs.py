@@ -18,9 +18,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import doctor, migrate
-from .lines import Kind
+from .entries.lines import Kind
+from .entries.model import Analysis
+from .entries.tree import build_tree
 from .loading import parsed_lines, source_version
-from .model import Analysis
 from .refs import ID_FIELDS
 from .sent import entry_calls
 from .text.codes import CODES, FIXABLE
@@ -34,7 +35,6 @@ from .text.textedit import (
     remove_members,
     set_members,
 )
-from .tree import build_tree
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .describe import clip, object_title
-from .lines import parse
-from .session_file import load
+from .entries.lines import parse
+from .entries.session_file import load
 from .text.files import read_lines
 
 TEXT_LIMIT = 2000

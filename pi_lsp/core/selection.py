@@ -4,7 +4,7 @@ the whole line. Spans are code-point columns of the cursor's line, innermost fir
 
 from __future__ import annotations
 
-from .model import Analysis
+from .entries.model import Analysis
 from .text.cursor import cursor_at
 
 

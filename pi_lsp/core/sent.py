@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from .context import SessionContext
-from .lines import call_ids
+from .entries.lines import call_ids
 from .loading import js_truthy
 
 NO_RESULT = "No result provided"
@@ -83,8 +83,8 @@ def llm_role(message: Any) -> str | None:
 
 
 def entry_calls(obj: dict[str, Any]) -> tuple[tuple[int, str], ...]:
-    """:func:`~pi_lsp.core.lines.call_ids` of an assistant message entry (empty for any
-    other entry; a line's :attr:`~pi_lsp.core.lines.LineInfo.calls` holds them)."""
+    """:func:`~pi_lsp.core.entries.lines.call_ids` of an assistant message entry (empty for any
+    other entry; a line's :attr:`~pi_lsp.core.entries.lines.LineInfo.calls` holds them)."""
     message = obj.get("message")
     if obj.get("type") != "message" or not isinstance(message, dict):
         return ()

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .header import no_bytes, refusal, whole_number
-from .lines import LineInfo
-from .memo import per_analysis
-from .model import Analysis
-from .session_file import load
-from .tree import Tree
+from .entries.header import no_bytes, refusal, whole_number
+from .entries.lines import LineInfo
+from .entries.memo import per_analysis
+from .entries.model import Analysis
+from .entries.session_file import load
+from .entries.tree import Tree
 
 TOTAL_KEYS = (
     "userMessages",
@@ -389,7 +389,7 @@ def from_lines(
 ) -> FileStats:
     """Count a parsed session: ``infos`` per line, the entry ``tree`` built from them;
     ``empty``: the file has no byte. A file pi does not open counts nothing, and its
-    ``error`` says why (:func:`pi_lsp.core.header.refusal`)."""
+    ``error`` says why (:func:`pi_lsp.core.entries.header.refusal`)."""
     out = FileStats(path)
     refused = refusal(infos, header_line, fmt, empty)
     if refused is not None:

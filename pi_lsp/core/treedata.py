@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .describe import entry_title, role_of
-from .memo import per_analysis
-from .model import Analysis
+from .entries.memo import per_analysis
+from .entries.model import Analysis
 from .refs import labels
 
 HIDDEN_TYPES = frozenset({"usage"})

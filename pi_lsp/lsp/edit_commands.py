@@ -37,8 +37,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pi_lsp.core import migrate, refactor
 from pi_lsp.core.context import session_context
 from pi_lsp.core.context_view import context_json
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.loading import UNDEFINED, analysis_refusal
-from pi_lsp.core.model import Analysis
 from pi_lsp.core.text.textedit import (
     FileChanged,
     TextEdit,

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from pi_lsp.core.document import Snapshot
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.refs import (
     Subject,
     Target,

@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 from pi_lsp.core.analysis import collect_frozen, gc_paused
 from pi_lsp.core.document import Document
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 
 from .memory import give_back
 from .progress import Meter

@@ -47,7 +47,7 @@ from pygls.uris import to_fs_path
 from pi_lsp import __version__
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Snapshot
-from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import textedit as edits
 from pi_lsp.core.text.findings import Finding

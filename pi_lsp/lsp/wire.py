@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text.findings import Finding, Span
 from pi_lsp.core.text.lineindex import Encoding, to_units

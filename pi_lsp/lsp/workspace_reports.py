@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.analysis import analyze_file
-from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text.files import Stamp, expand, stamp
 from pi_lsp.core.text.lineindex import Encoding

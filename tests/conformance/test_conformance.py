@@ -29,7 +29,7 @@ from pi_lsp.cli import main
 from pi_lsp.core import migrate, refactor
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.textedit import apply_edits
 

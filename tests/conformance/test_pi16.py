@@ -29,8 +29,8 @@ from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.context_view import context_json
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.loading import UNDEFINED
-from pi_lsp.core.model import Analysis
 from pi_lsp.core.sent import pairing_faults, request, sent_json
 from pi_lsp.core.text.textedit import apply_edits
 

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pi_lsp.core.analysis as analysis_module
-import pi_lsp.core.lines as lines_module
+import pi_lsp.core.entries.lines as lines_module
 from pi_lsp.core import links, refs
 from pi_lsp.core.analysis import analyze, analyze_file
-from pi_lsp.core.lines import Kind, LineInfo
-from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
+from pi_lsp.core.entries.lines import Kind, LineInfo
+from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
 from pi_lsp.core.pairing import message_of
 from pi_lsp.core.sent import entry_calls
 

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from pi_lsp.core import autofix
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
-from pi_lsp.core.lines import Kind
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.lines import Kind
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.sent import pairing_faults, request
 from tests.robustness.settings import bounded
 

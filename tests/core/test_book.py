@@ -17,7 +17,7 @@ import pytest
 
 from pi_lsp.core import book
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.findings import Finding, Severity, Span
 

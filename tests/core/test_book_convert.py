@@ -20,7 +20,7 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

@@ -8,7 +8,7 @@ import pytest
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.complete import Item, ValueSlot, completions, value_context
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.schemas import schema_info
 
 from .features_sample import LINES, PATH, TEXT

@@ -13,7 +13,7 @@ import pytest
 from pi_lsp.core import doctor, repairs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.sent import NO_RESULT, pairing_faults, request
 from pi_lsp.core.text.textedit import apply_edits
 

@@ -9,7 +9,7 @@ import pytest
 
 import pi_lsp.core.analysis as analysis_module
 from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Options
+from pi_lsp.core.entries.model import Options
 from pi_lsp.core.text.lineindex import split_lines
 
 from .pi_sessions import doc, header, user

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.file_findings import line_findings
-from pi_lsp.core.model import Analysis
 from pi_lsp.core.text.findings import Finding, Severity
 
 from .pi_sessions import SID, assistant, doc, entry, header, js, user

@@ -12,7 +12,7 @@ import pytest
 
 from pi_lsp.core import helper
 from pi_lsp.core.analysis import analyze, analyze_file, line_issues
-from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.text.files import read_lines
 
 from .pi_sessions import assistant, doc, header, hook, js, result, user

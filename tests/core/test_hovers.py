@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
-from pi_lsp.core.model import Analysis, Options
 from pi_lsp.core.stats import analysis_stats
 
 from .features_sample import LINES, PATH, TEXT

@@ -26,7 +26,7 @@ import pi_lsp.core.text.files as files_module
 from pi_lsp.core import refs
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Analysis, Cancelled, Options
+from pi_lsp.core.entries.model import Analysis, Cancelled, Options
 from pi_lsp.core.text.files import read_lines, read_text
 from pi_lsp.core.text.lineindex import Encoding, from_units, split_lines, units
 

@@ -9,9 +9,9 @@ import pytest
 
 from pi_lsp.core import sizes
 from pi_lsp.core.analysis import analyze
+from pi_lsp.core.entries.model import Options
 from pi_lsp.core.hovers import heaviest_text, hover_at
 from pi_lsp.core.lens import code_lenses
-from pi_lsp.core.model import Options
 from pi_lsp.core.numbering import numbered
 from pi_lsp.core.text import limits
 from pi_lsp.core.text.findings import Severity

@@ -1,4 +1,4 @@
-"""One line on its own (:mod:`pi_lsp.core.lines`): what it is, and what is wrong with it.
+"""One line on its own (:mod:`pi_lsp.core.entries.lines`): what it is, and what is wrong with it.
 
 The line-local findings (PI001 for a bad byte, PI003, PI004, PI100 for space before the
 header, PI200, PI201, PI301, PI302) are read here in full: the message a user sees, its
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import lines
-from pi_lsp.core.lines import Kind, LineRules
+from pi_lsp.core.entries import lines
+from pi_lsp.core.entries.lines import Kind, LineRules
 from pi_lsp.core.schemas import schema
 from pi_lsp.core.text import limits
 from pi_lsp.core.text.findings import Severity

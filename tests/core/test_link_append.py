@@ -14,7 +14,7 @@ import pytest
 
 from pi_lsp.core import links
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 
 from .pi_sessions import assistant, entry, header, hook, js, result, user
 

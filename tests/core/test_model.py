@@ -1,4 +1,4 @@
-"""What an Analysis answers about its lines (core/model.py): entries and full values,
+"""What an Analysis answers about its lines (core/entries/model.py): entries and full values,
 spans, and an analysis resumed after a cancelled one."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pi_lsp.core.analysis as analysis_module
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import session_context
 from pi_lsp.core.context_view import context_json
-from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled
+from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled
 
 from .pi_sessions import doc, header, js, user
 

@@ -10,7 +10,7 @@ import pytest
 
 from pi_lsp.core import repairs
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.codes import CODES, FIXABLE
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.textedit import apply_edits

@@ -12,7 +12,7 @@ from pi_lsp.cli import main
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.context import ContextMessage, SessionContext, session_context
 from pi_lsp.core.context_view import context_json
-from pi_lsp.core.lines import call_ids
+from pi_lsp.core.entries.lines import call_ids
 from pi_lsp.core.sent import (
     NOT_SENT,
     Request,

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Options
+from pi_lsp.core.entries.model import Options
 from pi_lsp.core.text.jsonl import locate
 
 from . import hostile, invariants

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..text.findings import Finding, Span
+from ..text.jsonl import Walked, locate
+from ..text.limits import MIB
+from ..text.lineindex import Lines, SplitText, Stored
 from .lines import LineInfo, LineRules, parse
 from .memo import Views
-from .text.findings import Finding, Span
-from .text.jsonl import Walked, locate
-from .text.limits import MIB
-from .text.lineindex import Lines, SplitText, Stored
 from .tree import Tree
 
 SLIM_LINE = 2048

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from .schemas import schema, schema_info
-from .text import limits
-from .text.codes import CODES
-from .text.findings import Severity
-from .text.jsonl import JS_SPACE, ParseError, locate, parse_line
-from .text.limits import MIB
-from .text.lineindex import Stored, unpack
+from ..schemas import schema, schema_info
+from ..text import limits
+from ..text.codes import CODES
+from ..text.findings import Severity
+from ..text.jsonl import JS_SPACE, ParseError, locate, parse_line
+from ..text.limits import MIB
+from ..text.lineindex import Stored, unpack
 
 if TYPE_CHECKING:
     from jsonschema_rs import Validator

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..text.files import read_lines
+from ..text.lineindex import unpack
 from .header import no_bytes, whole_number
 from .lines import Kind, LineInfo, is_blank, parse
-from .text.files import read_lines
-from .text.lineindex import unpack
 from .tree import Tree, build_tree
 
 
