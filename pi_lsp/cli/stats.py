@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.stats import read_file
+from pi_lsp.core.pi.stats import read_file
 from pi_lsp.core.stats_chart import chart_html
 from pi_lsp.core.stats_report import (
     GROUPINGS,

@@ -29,7 +29,7 @@ from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze, gc_paused
 from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.loading import analysis_refusal
+from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.files import cannot_read, read_lines
 from pi_lsp.core.treedata import visible_tree
 

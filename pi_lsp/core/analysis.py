@@ -55,7 +55,7 @@ from .entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, pa
 from .entries.model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
 from .entries.tree import Tree, build_tree
 from .file_findings import header_findings, line_findings
-from .loading import js_truthy
+from .pi.loading import js_truthy
 from .text.files import read_lines
 from .text.findings import Finding, Span, sort_key
 from .text.jsonl import JS_SPACE

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import ContextMessage, SessionContext, dropped_reason
 from .describe import object_title
-from .loading import UNDEFINED
-from .sent import NOT_SENT, request, sent_json
+from .pi.context import ContextMessage, SessionContext, dropped_reason
+from .pi.loading import UNDEFINED
+from .pi.sent import NOT_SENT, request, sent_json
 
 
 def message_title(m: ContextMessage) -> str:
@@ -29,7 +29,7 @@ def context_json(ctx: SessionContext, first_line: int = 0) -> dict[str, Any]:
     ``line`` (of the source entry) and a ``title``; ``edited`` names the line
     of the context edit that replaced it, ``dropped`` says why ``convertToLlm`` leaves
     it out, ``notSent`` why pi-ai's ``transformMessages`` does. ``sent`` is what the
-    provider receives (:func:`pi_lsp.core.sent.sent_json`: synthetic results marked).
+    provider receives (:func:`pi_lsp.core.pi.sent.sent_json`: synthetic results marked).
     Every line counts from ``first_line``: 0 for the server's command (LSP positions),
     1 for the command line (what ``--leaf-line`` takes).
     """

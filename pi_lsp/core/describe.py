@@ -16,8 +16,8 @@ from .entries.lines import Kind
 from .entries.memo import per_analysis
 from .entries.model import Analysis
 from .numbering import shown
+from .pi.stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 from .refs import index, labels
-from .stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 from .text.jsontext import dumps
 
 TITLE_LIMIT = 80

@@ -31,12 +31,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import context
 from .entries.model import Analysis
-from .loading import UNDEFINED
 from .pairing import causes_of, first_orphan, message_of, sends_as_user
 from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
-from .sent import NO_RESULT, request
+from .pi import context
+from .pi.loading import UNDEFINED
+from .pi.sent import NO_RESULT, request
 from .text.textedit import (
     TextEdit,
     append_lines,

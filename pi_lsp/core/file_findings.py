@@ -18,7 +18,7 @@ from .entries.header import Refusal, whole_number
 from .entries.lines import Kind, LineInfo, glued_entries, space_names
 from .entries.memo import per_links
 from .entries.model import Analysis
-from .loading import analysis_refusal
+from .pi.loading import analysis_refusal
 from .text.files import session_id_in_name
 from .text.findings import Finding, Related, Severity, Span
 from .text.jsonl import locate

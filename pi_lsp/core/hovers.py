@@ -10,7 +10,6 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import context_edits
 from .describe import (
     EntryFacts,
     SessionTotals,
@@ -26,6 +25,8 @@ from .describe import (
 from .entries.lines import Kind
 from .entries.model import Analysis
 from .numbering import shown
+from .pi import context_edits
+from .pi.stats import FileStats, Usage, analysis_stats, split_by_path
 from .refs import (
     TOOL_RESULT_FIELDS,
     Site,
@@ -37,7 +38,6 @@ from .refs import (
 )
 from .schemas import schema, schema_info
 from .sizes import heaviest
-from .stats import FileStats, Usage, analysis_stats, split_by_path
 from .text.cursor import cursor_at
 from .text.jsonl import PathItem
 from .text.jsontext import dumps

@@ -12,8 +12,8 @@ from .describe import session_totals
 from .entries.model import Analysis
 from .hovers import heaviest_text, path_split_text
 from .numbering import shown
+from .pi.stats import analysis_stats
 from .refs import line_sites, resolve
-from .stats import analysis_stats
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import book, context, context_edits, pairing
+from . import book, pairing
 from .entries.lines import Kind
 from .entries.tree import Tree
 from .entries.tree import extend as extend_tree
-from .sent import entry_calls, synthetic_calls
+from .pi import context, context_edits
+from .pi.sent import entry_calls, synthetic_calls
 from .text.findings import Finding, Related, Severity
 
 if TYPE_CHECKING:

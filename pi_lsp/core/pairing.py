@@ -3,8 +3,8 @@
 Strict providers (Anthropic) reject a request whose tool results do not directly follow
 the assistant turn holding their calls ("unexpected tool_use_id in tool_result"), and
 pi sends the same broken context on every retry, so the session never resumes. This
-module builds what the provider receives (:mod:`pi_lsp.core.context`, then
-:mod:`pi_lsp.core.sent`) and reports each fault at the entry that causes it:
+module builds what the provider receives (:mod:`pi_lsp.core.pi.context`, then
+:mod:`pi_lsp.core.pi.sent`) and reports each fault at the entry that causes it:
 
 - PI423 (error for the leaf pi resumes from; warning for other leaves when no structural
   code below covers the cause): a sent tool result whose call is not right before it —
@@ -33,9 +33,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from . import context
-from .loading import js_truthy, pi_accepts
-from .sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
+from .pi import context
+from .pi.loading import js_truthy, pi_accepts
+from .pi.sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
 from .text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def message_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_calls(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tool call blocks (:func:`~pi_lsp.core.sent.entry_calls`) of an assistant message entry."""
+    """The tool call blocks (:func:`~pi_lsp.core.pi.sent.entry_calls`) of an assistant message entry."""
     calls = entry_calls(obj)
     return [obj["message"]["content"][n] for n, _ in calls] if calls else []
 
@@ -331,7 +331,7 @@ COVERED = {"missing": "PI420", "duplicate": "PI422"}
 class State:
     """What :func:`extend` needs of the previous analysis to pair an appended one.
 
-    pi's entries (``entries``, ``by_id``, ``values``, as :mod:`pi_lsp.core.context` builds
+    pi's entries (``entries``, ``by_id``, ``values``, as :mod:`pi_lsp.core.pi.context` builds
     them), the ``context_edit`` lines, the findings the tree alone decides (``candidates``:
     PI424 on compactions, PI423 on dropped turns and PI425 on interlopers, in the order
     they are reported, each with the lines that keep it out), per context edit off the

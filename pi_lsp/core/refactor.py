@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from . import context, migrate
 from .analysis import analyze
 from .entries.lines import Kind
 from .entries.model import Analysis
-from .loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
+from .pi import context, migrate
+from .pi.loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
 from .repairs import taken_ids
 from .text.textedit import (
     TextEdit,

@@ -19,8 +19,8 @@ from . import book
 from .entries.lines import Kind
 from .entries.memo import per_links
 from .entries.model import Analysis
-from .loading import parsed_lines
-from .sent import entry_calls
+from .pi.loading import parsed_lines
+from .pi.sent import entry_calls
 from .text.cursor import Cursor, cursor_at
 from .text.findings import Span
 from .text.jsonl import PathItem, locate

@@ -17,13 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import doctor, migrate
+from . import doctor
 from .entries.lines import Kind
 from .entries.model import Analysis
 from .entries.tree import build_tree
-from .loading import parsed_lines, source_version
+from .pi import migrate
+from .pi.loading import parsed_lines, source_version
+from .pi.sent import entry_calls
 from .refs import ID_FIELDS
-from .sent import entry_calls
 from .text.codes import CODES, FIXABLE
 from .text.findings import Finding, Severity
 from .text.jsonl import locate, member_keys

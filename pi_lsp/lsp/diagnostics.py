@@ -21,7 +21,7 @@ from pi_lsp.core import describe, refs
 from pi_lsp.core.document import Document, Snapshot
 from pi_lsp.core.entries.lines import prepare_checks
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.loading import CURRENT_VERSION
+from pi_lsp.core.pi.loading import CURRENT_VERSION
 from pi_lsp.core.text.findings import Finding
 from pi_lsp.core.text.lineindex import Lines, Stored
 

@@ -34,11 +34,12 @@ import orjson
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from pi_lsp.core import migrate, refactor
-from pi_lsp.core.context import session_context
+from pi_lsp.core import refactor
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.loading import UNDEFINED, analysis_refusal
+from pi_lsp.core.pi import migrate
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.loading import UNDEFINED, analysis_refusal
 from pi_lsp.core.text.textedit import (
     FileChanged,
     TextEdit,

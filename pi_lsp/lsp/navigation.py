@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from pi_lsp.core.document import Snapshot
 from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi.sent import entry_calls
 from pi_lsp.core.refs import (
     Subject,
     Target,
@@ -17,7 +18,6 @@ from pi_lsp.core.refs import (
     subject_at,
     tool_sites,
 )
-from pi_lsp.core.sent import entry_calls
 
 from . import proto, requests
 from .proto import Frame

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.stats import analysis_stats
+from pi_lsp.core.pi.stats import analysis_stats
 from pi_lsp.core.stats_chart import chart_html
 from pi_lsp.core.stats_report import build, report_json
 

@@ -26,10 +26,11 @@ from typing import Any
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core import migrate, refactor
+from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
 from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi import migrate
+from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.textedit import apply_edits
 

@@ -27,11 +27,11 @@ from test_conformance import (
 
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.loading import UNDEFINED
-from pi_lsp.core.sent import pairing_faults, request, sent_json
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.loading import UNDEFINED
+from pi_lsp.core.pi.sent import pairing_faults, request, sent_json
 from pi_lsp.core.text.textedit import apply_edits
 
 Oracle = Any

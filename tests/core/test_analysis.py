@@ -17,7 +17,7 @@ from pi_lsp.core.analysis import analyze, analyze_file
 from pi_lsp.core.entries.lines import Kind, LineInfo
 from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
 from pi_lsp.core.pairing import message_of
-from pi_lsp.core.sent import entry_calls
+from pi_lsp.core.pi.sent import entry_calls
 
 from .pi_sessions import assistant, doc, entry, header, js, result, user
 

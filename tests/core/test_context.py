@@ -7,7 +7,8 @@ import time
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import (
+from pi_lsp.core.context_view import context_json, message_title
+from pi_lsp.core.pi.context import (
     ContextMessage,
     SessionContext,
     build_context,
@@ -17,8 +18,7 @@ from pi_lsp.core.context import (
     llm_text,
     session_context,
 )
-from pi_lsp.core.context_view import context_json, message_title
-from pi_lsp.core.loading import UNDEFINED
+from pi_lsp.core.pi.loading import UNDEFINED
 
 from .pi_sessions import TS, assistant, doc, entry, header, hook, js, result, user
 

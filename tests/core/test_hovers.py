@@ -11,7 +11,7 @@ import pytest
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
-from pi_lsp.core.stats import analysis_stats
+from pi_lsp.core.pi.stats import analysis_stats
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import TS, assistant, doc, entry, header, js, result, user

@@ -12,7 +12,7 @@ import pytest
 
 from pi_lsp.core import refactor
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
+from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.text import textedit as edits_module
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.textedit import apply_edits

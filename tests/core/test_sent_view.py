@@ -10,10 +10,10 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import ContextMessage, SessionContext, session_context
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.lines import call_ids
-from pi_lsp.core.sent import (
+from pi_lsp.core.pi.context import ContextMessage, SessionContext, session_context
+from pi_lsp.core.pi.sent import (
     NOT_SENT,
     Request,
     Sent,

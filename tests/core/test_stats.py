@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from pi_lsp.core.analysis import analyze
-from pi_lsp.core.loading import analysis_refusal
-from pi_lsp.core.stats import TOTAL_KEYS, read_file, totals
+from pi_lsp.core.pi.loading import analysis_refusal
+from pi_lsp.core.pi.stats import TOTAL_KEYS, read_file, totals
 from pi_lsp.core.stats_report import (
     build,
     groups,

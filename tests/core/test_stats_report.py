@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.stats import FileStats, read_file
+from pi_lsp.core.pi.stats import FileStats, read_file
 from pi_lsp.core.stats_report import (
     build,
     file_json,

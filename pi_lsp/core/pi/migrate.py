@@ -24,10 +24,9 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from .entries.model import Analysis
-from .loading import CURRENT_VERSION, UNDEFINED, js_truthy, parsed_lines, source_version
-from .text.jsonl import member_keys
-from .text.textedit import (
+from ..entries.model import Analysis
+from ..text.jsonl import member_keys
+from ..text.textedit import (
     TextEdit,
     apply_edits,
     fresh_id,
@@ -35,6 +34,7 @@ from .text.textedit import (
     remove_members,
     set_members,
 )
+from .loading import CURRENT_VERSION, UNDEFINED, js_truthy, parsed_lines, source_version
 
 
 @dataclass(slots=True)

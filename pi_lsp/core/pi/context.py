@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..entries.model import Analysis
 from . import migrate
-from .entries.model import Analysis
 from .loading import UNDEFINED, js_truthy, parsed_lines
 
 COMPACTION_SUMMARY_PREFIX = (

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .entries.header import Refusal, no_bytes, refusal
-from .entries.lines import Kind
-from .entries.memo import per_analysis
-from .entries.model import Analysis
+from ..entries.header import Refusal, no_bytes, refusal
+from ..entries.lines import Kind
+from ..entries.memo import per_analysis
+from ..entries.model import Analysis
 
 CURRENT_VERSION = 3
 _PARSED = (Kind.HEADER, Kind.ENTRY, Kind.OTHER)

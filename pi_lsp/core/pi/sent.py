@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from ..entries.lines import call_ids
 from .context import SessionContext
-from .entries.lines import call_ids
 from .loading import js_truthy
 
 NO_RESULT = "No result provided"

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .entries.lines import Kind
+from ..entries.lines import Kind
 from .loading import js_truthy
 
 if TYPE_CHECKING:
-    from .entries.model import Analysis
+    from ..entries.model import Analysis
 
 Action = Literal["omit", "replace", "none"]
 Reason = Literal["", "missing", "off-path", "summarised", "no-message", "not-editable"]

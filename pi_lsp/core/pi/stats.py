@@ -30,12 +30,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .entries.header import no_bytes, refusal, whole_number
-from .entries.lines import LineInfo
-from .entries.memo import per_analysis
-from .entries.model import Analysis
-from .entries.session_file import load
-from .entries.tree import Tree
+from ..entries.header import no_bytes, refusal, whole_number
+from ..entries.lines import LineInfo
+from ..entries.memo import per_analysis
+from ..entries.model import Analysis
+from ..entries.session_file import load
+from ..entries.tree import Tree
 
 TOTAL_KEYS = (
     "userMessages",
