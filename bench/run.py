@@ -191,8 +191,8 @@ def orjson_floor(path: Path) -> None:
 
 def inproc(path: Path, repeat: int) -> dict[str, Any]:
     """Floor, full analysis and the two edits, in this process."""
-    from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.document import Document, Position
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.checks.document import Document, Position
     from pi_lsp.core.entries.model import Options
     from pi_lsp.core.text.files import read_text
 
@@ -228,8 +228,8 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
     under the file's format; ``links``: the tree and the link findings; ``analysis``: the
     whole ``analyze`` of the split lines (the stages plus the findings about the file).
     """
-    from pi_lsp.core import links
-    from pi_lsp.core.analysis import analyze, gc_paused
+    from pi_lsp.core.checks import links
+    from pi_lsp.core.checks.analysis import analyze, gc_paused
     from pi_lsp.core.entries.lines import check, parse
     from pi_lsp.core.entries.tree import build_tree
     from pi_lsp.core.text.files import read_lines

@@ -19,8 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-from pi_lsp.core import helper
-from pi_lsp.core.analysis import analyze, analyze_file, gc_paused
+from pi_lsp.core.checks import helper
+from pi_lsp.core.checks.analysis import analyze, analyze_file, gc_paused
 from pi_lsp.core.config_file import ConfigError, layered_settings
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.settings import Settings, parse_settings
@@ -120,7 +120,7 @@ class FileReport(NamedTuple):
 
 def check_file(path: str, settings: Settings, helped: bool = False) -> FileReport:
     """Analyse one file from disk; never raises for a bad file. ``helped``: a large file's
-    lines may be checked on another core (:mod:`pi_lsp.core.helper`)."""
+    lines may be checked on another core (:mod:`pi_lsp.core.checks.helper`)."""
     options = Options(large_line=settings.large_line)
     aide = helper.start(path, options) if helped else None
     try:

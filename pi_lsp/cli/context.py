@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json, message_title
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import context, sent

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core import book_convert
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.files import cannot_read

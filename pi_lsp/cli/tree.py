@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze, gc_paused
+from pi_lsp.core.checks.analysis import analyze, gc_paused
 from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import analysis_refusal

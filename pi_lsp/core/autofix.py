@@ -32,7 +32,7 @@ from pathlib import PurePath
 from typing import Any
 
 from . import repairs
-from .analysis import analyze
+from .checks.analysis import analyze
 from .entries.lines import Kind, glued_entries, parse, space_names
 from .entries.model import Analysis
 from .text.findings import Finding

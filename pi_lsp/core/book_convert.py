@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import book
-from .analysis import analyze
+from .checks import book
+from .checks.analysis import analyze
 from .entries.lines import Kind
 from .entries.memo import per_analysis
 from .entries.model import Analysis

@@ -31,9 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .checks.pairing import causes_of, first_orphan, message_of, sends_as_user
+from .checks.pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
 from .entries.model import Analysis
-from .pairing import causes_of, first_orphan, message_of, sends_as_user
-from .pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
 from .pi import context
 from .pi.loading import UNDEFINED
 from .pi.sent import NO_RESULT, request

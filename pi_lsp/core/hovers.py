@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from .checks.sizes import heaviest
 from .describe import (
     EntryFacts,
     SessionTotals,
@@ -37,7 +38,6 @@ from .refs import (
     tool_sites,
 )
 from .schemas import schema, schema_info
-from .sizes import heaviest
 from .text.cursor import cursor_at
 from .text.jsonl import PathItem
 from .text.jsontext import dumps

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from .analysis import analyze
+from .checks.analysis import analyze
 from .entries.lines import Kind
 from .entries.model import Analysis
 from .pi import context, migrate

@@ -3,7 +3,7 @@
 A *site* is a link value inside a line: ``parentId``, compaction ``firstKeptEntryId``
 (v1: ``firstKeptEntryIndex``), label and context_edit ``targetId``, branch_summary ``fromId``, toolResult
 ``message.toolCallId`` and header ``parentSession``. Targets resolve the way pi resolves
-them (and the way :mod:`pi_lsp.core.links` checks them): ids by the tree's index (the
+them (and the way :mod:`pi_lsp.core.checks.links` checks them): ids by the tree's index (the
 last entry with an id wins), tool calls by id preferring calls on the result's path, v1
 indexes into the parsed lines (header = 0), ``parentSession`` relative to the file.
 """
@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Literal
 
-from . import book
+from .checks import book
 from .entries.lines import Kind
 from .entries.memo import per_links
 from .entries.model import Analysis

@@ -27,8 +27,8 @@ from typing import Any
 from lsprotocol import types
 
 from pi_lsp.core import refactor, repairs
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.describe import clip, content_preview, entry_title
-from pi_lsp.core.document import Snapshot
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.textedit import TextEdit

@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.core.book_convert import Conversion, NotBookError, conversion
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.text.textedit import replace_text
 
 from . import commands, proto

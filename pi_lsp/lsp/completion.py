@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.complete import completions
-from pi_lsp.core.document import Snapshot
 
 from . import requests
 from .proto import Frame

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.doclinks import document_links
-from pi_lsp.core.document import Snapshot
 
 from . import requests
 from .proto import Frame

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.sent import entry_calls
 from pi_lsp.core.refs import (

@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.text.findings import Span
 from pi_lsp.core.text.lineindex import Encoding, Lines, clamp, to_units
 from pi_lsp.core.text.textedit import TextEdit

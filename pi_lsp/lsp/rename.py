@@ -9,7 +9,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.rename import RenameError, prepare_rename, rename
 
 from . import proto, requests

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.selection import selection_spans
 
 from . import requests

@@ -1,6 +1,6 @@
 """Document synchronisation: open, change (incremental or full) and close.
 
-Text lives in the core's :class:`~pi_lsp.core.document.Document`; every change is
+Text lives in the core's :class:`~pi_lsp.core.checks.document.Document`; every change is
 applied there with the core's line math (only the touched lines are re-split). A large
 full text arrives as lines the message decoder split (:meth:`FullTexts.take
 <pi_lsp.lsp.transport.FullTexts.take>`), never as one ``str``. The
@@ -15,7 +15,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from pi_lsp.core.document import Document, Position
+from pi_lsp.core.checks.document import Document, Position
 
 from . import diagnostics
 from .server import PiLanguageServer

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from pi_lsp.core.document import Snapshot
+from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.text.files import Stamp
 
 from . import diagnostics, proto, requests, watched_files

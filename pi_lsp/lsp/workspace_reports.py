@@ -7,7 +7,7 @@ settings generation. Files are analysed lazily (when a pull finds them stale), m
 once in a process pool, few in the calling thread. A file that changes on disk
 (``workspace/didChangeWatchedFiles``) is re-analysed at once, from its previous analysis:
 the last :data:`HOT` such analyses are kept, so a session pi keeps appending to is
-checked from its old end only (:func:`pi_lsp.core.analysis.appended`). Nothing else of an
+checked from its old end only (:func:`pi_lsp.core.checks.analysis.appended`). Nothing else of an
 analysis is kept, so a folder of several GB costs the memory of its diagnostics.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.analysis import analyze_file
+from pi_lsp.core.checks.analysis import analyze_file
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.settings import Settings
 from pi_lsp.core.text.files import Stamp, expand, stamp

@@ -15,7 +15,7 @@ from jsonschema import Draft7Validator
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.wire import diagnostics, path_uri
 

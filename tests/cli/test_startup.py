@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp import __version__
-from pi_lsp.core import helper
+from pi_lsp.core.checks import helper
 from tests.core.pi_sessions import assistant, doc, header, result, user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +88,7 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
 ) -> None:
     done, modules = imported("check", "--format", fmt, clean_file)
     assert done.returncode == 0, done.stdout
-    assert "pi_lsp.core.analysis" in modules  # the listing is complete: the check ran
+    assert "pi_lsp.core.checks.analysis" in modules  # the listing is complete: the check ran
     assert "jsonschema_rs" in modules  # the entries were validated
     assert not top_level(modules) & set(SERVER_ONLY)
     assert not modules & set(SLOW_STDLIB)

@@ -27,7 +27,7 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.context import session_context

@@ -28,7 +28,7 @@ from test_conformance import objects, problems, read
 
 from pi_lsp.cli import main
 from pi_lsp.core import repairs
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.loading import UNDEFINED

@@ -26,7 +26,7 @@ from test_conformance import (
 )
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context

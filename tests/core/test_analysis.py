@@ -1,4 +1,4 @@
-"""The analysis pipeline (core/analysis.py): the header and version it finds, the slim
+"""The analysis pipeline (core/checks/analysis.py): the header and version it finds, the slim
 values of long lines, and the parses it reuses."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pi_lsp.core.analysis as analysis_module
+import pi_lsp.core.checks.analysis as analysis_module
 import pi_lsp.core.entries.lines as lines_module
-from pi_lsp.core import links, refs
-from pi_lsp.core.analysis import analyze, analyze_file
+from pi_lsp.core import refs
+from pi_lsp.core.checks import links
+from pi_lsp.core.checks.analysis import analyze, analyze_file
+from pi_lsp.core.checks.pairing import message_of
 from pi_lsp.core.entries.lines import Kind, LineInfo
 from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
-from pi_lsp.core.pairing import message_of
 from pi_lsp.core.pi.sent import entry_calls
 
 from .pi_sessions import assistant, doc, entry, header, js, result, user

@@ -24,10 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core import analysis as pipeline
-from pi_lsp.core import links
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document
+from pi_lsp.core.checks import analysis as pipeline
+from pi_lsp.core.checks import links
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.pi import context
 from pi_lsp.core.text.lineindex import split_lines

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.core import autofix, doctor, repairs
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.textedit import TextEdit, delete_lines
 

@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_lsp.core import autofix
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context

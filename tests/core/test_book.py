@@ -1,4 +1,4 @@
-"""The book dialect's own checks (pi_lsp.core.book): header notice, tool ids, summarized ids.
+"""The book dialect's own checks (pi_lsp.core.checks.book): header notice, tool ids, summarized ids.
 
 ``tests/data/book-from-doc.jsonl`` is written from the examples of
 ``seeds/session-file-format-book.txt`` (24.5.x): the thinking entry is a sibling of the
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import book
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks import book
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.findings import Finding, Severity, Span

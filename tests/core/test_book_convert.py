@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
 from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.complete import Item, ValueSlot, completions, value_context
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.schemas import schema_info

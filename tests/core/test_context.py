@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json, message_title
 from pi_lsp.core.pi.context import (
     ContextMessage,

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.describe import (
     TITLE_LIMIT,
     clip,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.describe import (
     clip,
     clip_tail,

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.findings import Finding, Severity

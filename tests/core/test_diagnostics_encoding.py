@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.text.files import read_text
 from pi_lsp.core.text.findings import Severity
 

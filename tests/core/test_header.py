@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.header import read_header, whole_number
 from pi_lsp.core.entries.lines import Kind, LineInfo
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
 from pi_lsp.core.pi.stats import analysis_stats

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pi_lsp.core import sizes
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks import sizes
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Options
 from pi_lsp.core.hovers import heaviest_text, hover_at
 from pi_lsp.core.lens import code_lenses

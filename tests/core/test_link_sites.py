@@ -7,7 +7,7 @@ several branches, v1 indexes at the edges of the file, and the second dialect.
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.refs import (
     Site,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.findings import Severity

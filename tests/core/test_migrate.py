@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.text.findings import Severity
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-import pi_lsp.core.analysis as analysis_module
-from pi_lsp.core.analysis import analyze
+import pi_lsp.core.checks.analysis as analysis_module
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled
 from pi_lsp.core.pi.context import session_context

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.describe import entry_title
 from pi_lsp.core.numbering import numbered, shown
 

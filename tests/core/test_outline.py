@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.outline import OutlineNode, outline
 
 from .features_sample import LINES, PATH, TEXT

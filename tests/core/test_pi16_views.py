@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.describe import entry_title
 from pi_lsp.core.hovers import hover_at
 from pi_lsp.core.outline import outline

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.text.findings import Severity
 from tests.core.pi16 import find_pi16, module_url, run
 

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.text import textedit as edits_module
 from pi_lsp.core.text.findings import Severity

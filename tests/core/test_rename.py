@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.rename import RenameError, prepare_rename, rename
 from pi_lsp.core.text.textedit import apply_edits
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.selection import selection_spans
 
 LINE = '{"type":"x","a":{"b":"xyz","e":""},"n":12}'

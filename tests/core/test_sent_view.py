@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.lines import call_ids
 from pi_lsp.core.pi.context import ContextMessage, SessionContext, session_context

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.core import describe, refs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document, Position
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Position
 from pi_lsp.core.entries.memo import per_analysis
 from pi_lsp.core.entries.model import Options
 from pi_lsp.core.text.linemap import LineChange, LineMap

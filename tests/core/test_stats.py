@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.pi.stats import TOTAL_KEYS, read_file, totals
 from pi_lsp.core.stats_report import (
@@ -222,7 +222,7 @@ def test_text_and_csv(report: Any) -> None:
 
 
 def test_header_hover_and_lens_show_the_stats_of_the_file(tmp_path: Path) -> None:
-    from pi_lsp.core.analysis import analyze
+    from pi_lsp.core.checks.analysis import analyze
     from pi_lsp.core.hovers import hover_at
     from pi_lsp.core.lens import code_lenses
     from pi_lsp.core.text.files import read_lines

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.pi.stats import read_file, totals
 from pi_lsp.core.stats_report import build, file_json, groups
@@ -263,7 +263,7 @@ def test_a_header_only_session_has_an_empty_active_path_at_its_header(tmp_path: 
 
 
 def test_a_header_after_an_entry_is_not_a_pi_session_in_the_editor(tmp_path: Path) -> None:
-    from pi_lsp.core.analysis import analyze
+    from pi_lsp.core.checks.analysis import analyze
     from pi_lsp.core.pi.stats import analysis_stats
     from pi_lsp.core.text.files import read_lines
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries import tree as tree_module
 from pi_lsp.core.entries.lines import Kind, LineInfo
 from pi_lsp.core.entries.tree import Tree, build, build_tree, extend

@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.doclinks import document_links
 from pi_lsp.core.folding import Fold, turn_folds
 from pi_lsp.core.inlay import Hint, link_hints

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.core.document import Document
+from pi_lsp.core.checks.document import Document
 from pi_lsp.core.entries.model import Options
 from pi_lsp.lsp import diagnostics, proto, wire
 from pi_lsp.lsp.server import PiLanguageServer

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import analysis as pipeline
+from pi_lsp.core.checks import analysis as pipeline
 from pi_lsp.core.settings import Settings
 from pi_lsp.lsp.disk_reports import report
 from pi_lsp.lsp.workspace_reports import HOT, WorkspaceReports

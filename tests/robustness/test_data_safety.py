@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 from . import drive, hostile, invariants, known, wsedit
 from .exactness import migration_problems

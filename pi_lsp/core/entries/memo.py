@@ -1,6 +1,6 @@
 """Derived views memoised beside the analysis they come from, and freed with it.
 
-An :class:`~pi_lsp.core.analysis.Analysis` never changes once built, so a view of it (the
+An :class:`~pi_lsp.core.checks.analysis.Analysis` never changes once built, so a view of it (the
 reference index, the session totals, a migration plan) is computed once and kept in its
 :class:`Views`: ``a.views`` for views of the whole analysis, ``a.link_views`` for views
 that read only the tree and the link fields (successive analyses share it while their

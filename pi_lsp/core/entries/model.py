@@ -1,7 +1,7 @@
 """The model of one analysed document: :class:`Analysis`, its :class:`Options`, and
 :class:`Cancelled` (an analysis stopped half way, with the lines it finished).
 
-An ``Analysis`` is built by :func:`pi_lsp.core.analysis.analyze` and never changes after
+An ``Analysis`` is built by :func:`pi_lsp.core.checks.analysis.analyze` and never changes after
 it is returned; views derived from it are memoised beside it (``views``, ``link_views``).
 """
 
@@ -34,7 +34,7 @@ class Options(NamedTuple):
 
 
 class Cancelled(Exception):
-    """Raised by :func:`~pi_lsp.core.analysis.analyze` when ``cancelled()`` became true.
+    """Raised by :func:`~pi_lsp.core.checks.analysis.analyze` when ``cancelled()`` became true.
 
     ``partial`` maps every line finished so far (as :class:`~pi_lsp.core.text.lineindex.Lines`
     stores it) to its results under ``context``; pass it back as ``partial=`` to the next
@@ -56,11 +56,11 @@ class Analysis:
     format context every line was checked with). ``link_findings`` are the findings of the link
     analysis (also part of ``findings``), kept so the next analysis can reuse them;
     ``link_state`` is what an append extends them from (a
-    :class:`pi_lsp.core.links.LinkState`, opaque to the model; None when there is none),
+    :class:`pi_lsp.core.checks.links.LinkState`, opaque to the model; None when there is none),
     ``line_findings`` the findings of single lines (those of the lines an append keeps are
     kept).
     ``views`` memoises views of this analysis; ``link_views`` is shared by successive
-    analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.analysis.link_facts`
+    analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.checks.analysis.link_facts`
     (views of the links kept there stay valid). ``walked`` keeps, per line, the containers
     :meth:`span_of` has walked (:data:`~pi_lsp.core.text.jsonl.Walked`), so many spans in one long
     line cost one walk of it.

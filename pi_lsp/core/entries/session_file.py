@@ -2,7 +2,7 @@
 
 Only what those need: each line parsed as pi parses it, the header found as pi finds it
 (the first line that parses) and the entry tree, without the checks of a full
-:func:`pi_lsp.core.analysis.analyze` (several times faster on large files).
+:func:`pi_lsp.core.checks.analysis.analyze` (several times faster on large files).
 """
 
 from __future__ import annotations

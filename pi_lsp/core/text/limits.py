@@ -16,7 +16,7 @@ both have V8's string limit of 2**29 - 24 = 536,870,888 UTF-16 units):
 Lines over the large-line threshold (1 MiB by default) are information; from
 :data:`SLOW_LINE` on a warning, and an error over pi 1.6's limit. A file from
 :data:`NEAR_FILE` bytes on gets a warning on its header naming the entries that weigh
-most (:mod:`pi_lsp.core.sizes`), which hover and code lens show too.
+most (:mod:`pi_lsp.core.checks.sizes`), which hover and code lens show too.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 the process two cores or more, starts a :class:`Helper` before it reads the file. The
 helper process reads the file itself (so none of the parent's heap is shared, nor copied
 when touched), finds its format context as the analysis does and runs the line checks
-(:func:`~pi_lsp.core.analysis.line_issues`: parse, schema validation, line-local checks,
+(:func:`~pi_lsp.core.checks.analysis.line_issues`: parse, schema validation, line-local checks,
 one parsed value held at a time). It sends back through a pipe only the issues of the
 lines that have any. Meanwhile the analysis (given :meth:`Helper.issues` as
 ``checks_from``) parses the same lines without checking them, builds the tree and checks
@@ -37,11 +37,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
+from ..entries.lines import Issue, LineRules
+from ..entries.model import Options
+from ..text.files import Stamp, read_lines, stamp
+from ..text.findings import Severity
 from .analysis import line_issues
-from .entries.lines import Issue, LineRules
-from .entries.model import Options
-from .text.files import Stamp, read_lines, stamp
-from .text.findings import Severity
 
 HELPER_FROM = 1 << 20
 """Files smaller than this are checked in one process. The helper starts late (it forks,

@@ -2,8 +2,8 @@
 
 :func:`analyze` is the one entry point; it builds an :class:`~pi_lsp.core.entries.model.Analysis`
 from the line results (:mod:`pi_lsp.core.entries.lines`), the tree and link findings
-(:mod:`pi_lsp.core.links`, :mod:`pi_lsp.core.book`) and the findings about the file's
-lines and header (:mod:`pi_lsp.core.file_findings`). It is built for documents of
+(:mod:`pi_lsp.core.checks.links`, :mod:`pi_lsp.core.checks.book`) and the findings about the file's
+lines and header (:mod:`pi_lsp.core.checks.file_findings`). It is built for documents of
 hundreds of MB and for re-analysis after small edits:
 
 - Line-local work (parsing, schema validation, line checks) is cached per line text and
@@ -19,7 +19,7 @@ hundreds of MB and for re-analysis after small edits:
   added or removed are all blank or unparseable and there was no link finding
   (:func:`_only_unparsed_moved`). When the text only grew (:func:`appended`) they are
   extended from the previous analysis where the new entries change no earlier one
-  (:func:`pi_lsp.core.links.grow`), and the lines kept keep their line findings;
+  (:func:`pi_lsp.core.checks.links.grow`), and the lines kept keep their line findings;
   otherwise they are recomputed (dictionary work over ids, linear in the number of
   entries).
 - Spans inside a line are computed only for findings (:meth:`Analysis.span_of`).
@@ -49,18 +49,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import links, sizes
-from .entries.header import read_header
-from .entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
-from .entries.model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
-from .entries.tree import Tree, build_tree
-from .file_findings import header_findings, line_findings
-from .pi.loading import js_truthy
-from .text.files import read_lines
-from .text.findings import Finding, Span, sort_key
-from .text.jsonl import JS_SPACE
-from .text.limits import MIB
-from .text.lineindex import (
+from ..entries.header import read_header
+from ..entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
+from ..entries.model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
+from ..entries.tree import Tree, build_tree
+from ..pi.loading import js_truthy
+from ..text.files import read_lines
+from ..text.findings import Finding, Span, sort_key
+from ..text.jsonl import JS_SPACE
+from ..text.limits import MIB
+from ..text.lineindex import (
     Lines,
     SplitText,
     Stored,
@@ -70,6 +68,8 @@ from .text.lineindex import (
     unpack,
     utf8_of,
 )
+from . import links, sizes
+from .file_findings import header_findings, line_findings
 
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls
@@ -430,7 +430,7 @@ def analyze(
     check): its ``cache`` then leaves out the lines of :data:`SLIM_LINE` or more.
 
     ``checks_from`` (with no ``previous`` nor ``partial``) says the line checks run
-    elsewhere (:mod:`pi_lsp.core.helper`): the lines are only parsed, and their issues are
+    elsewhere (:mod:`pi_lsp.core.checks.helper`): the lines are only parsed, and their issues are
     asked of it once the links are checked; when it gives none, the analysis runs again
     with its own checks.
     """
@@ -464,7 +464,7 @@ def analyze_file(
 def line_issues(split: SplitText, options: Options) -> tuple[LineRules, dict[int, tuple[Issue, ...]]]:
     """The context of a one-shot analysis of ``split`` and the issues of each of its lines
     that has any, exactly as that analysis checks them; one parsed value is held at a time
-    (see :mod:`pi_lsp.core.helper`)."""
+    (see :mod:`pi_lsp.core.checks.helper`)."""
     lines = split.lines
     run = _LinePass(lines, [], None, None, reuse=False)
     fmt, version, _, parsed = _context(run, lines)
@@ -702,7 +702,7 @@ def appended(
 
 
 def link_facts(info: LineInfo) -> tuple[Any, ...]:
-    """Everything about one line that :mod:`pi_lsp.core.links` and :func:`refs.index` read.
+    """Everything about one line that :mod:`pi_lsp.core.checks.links` and :func:`refs.index` read.
 
     Two lines with equal facts contribute identically to the tree and to the link
     findings. Keep this in step with ``links.py``: a field read there must appear here.

@@ -6,10 +6,10 @@ from __future__ import annotations
 import heapq
 from typing import Any, NamedTuple
 
-from .entries.model import Analysis
-from .text import limits
-from .text.findings import Finding, Related, Severity
-from .text.limits import HEAVIEST, line_bytes, mib, stored_bytes
+from ..entries.model import Analysis
+from ..text import limits
+from ..text.findings import Finding, Related, Severity
+from ..text.limits import HEAVIEST, line_bytes, mib, stored_bytes
 
 
 class Weight(NamedTuple):

@@ -14,16 +14,16 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .entries.header import Refusal, whole_number
-from .entries.lines import Kind, LineInfo, glued_entries, space_names
-from .entries.memo import per_links
-from .entries.model import Analysis
-from .pi.loading import analysis_refusal
-from .text.files import session_id_in_name
-from .text.findings import Finding, Related, Severity, Span
-from .text.jsonl import locate
-from .text.jsontext import clip_json
-from .text.lineindex import SplitText
+from ..entries.header import Refusal, whole_number
+from ..entries.lines import Kind, LineInfo, glued_entries, space_names
+from ..entries.memo import per_links
+from ..entries.model import Analysis
+from ..pi.loading import analysis_refusal
+from ..text.files import session_id_in_name
+from ..text.findings import Finding, Related, Severity, Span
+from ..text.jsonl import locate
+from ..text.jsontext import clip_json
+from ..text.lineindex import SplitText
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 """A UUID, in either letter case."""

@@ -33,14 +33,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .pi import context
-from .pi.loading import js_truthy, pi_accepts
-from .pi.sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
-from .text.findings import Finding, Related, Severity, Span
+from ..pi import context
+from ..pi.loading import js_truthy, pi_accepts
+from ..pi.sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
+from ..text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
-    from .entries.model import Analysis
-    from .entries.tree import Tree
+    from ..entries.model import Analysis
+    from ..entries.tree import Tree
 
 EDIT_BUDGET = 200_000
 """Path entries walked for context edits off the resumed path (bounds huge trees)."""

@@ -3,7 +3,7 @@
 Covers ids and parents (PI400-PI403), compaction/label/branch-summary references
 (PI410-PI413), context edits (PI414-PI415), tool calls against tool results
 (PI420-PI422) and the pairing of calls and results in the context pi sends
-(PI423-PI425, :mod:`pi_lsp.core.pairing`). Everything is linear
+(PI423-PI425, :mod:`pi_lsp.core.checks.pairing`). Everything is linear
 in the number of entries: ancestor questions use the tree's Euler-tour numbering.
 """
 
@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..entries.lines import Kind
+from ..entries.tree import Tree
+from ..entries.tree import extend as extend_tree
+from ..pi import context, context_edits
+from ..pi.sent import entry_calls, synthetic_calls
+from ..text.findings import Finding, Related, Severity
 from . import book, pairing
-from .entries.lines import Kind
-from .entries.tree import Tree
-from .entries.tree import extend as extend_tree
-from .pi import context, context_edits
-from .pi.sent import entry_calls, synthetic_calls
-from .text.findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
-    from .entries.model import Analysis
+    from ..entries.model import Analysis
 
 
 @dataclass(slots=True)

@@ -23,10 +23,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..entries.model import Analysis, Cancelled, Options
+from ..text.lineindex import Encoding, Lines, SplitText, clamp, split_lines
+from ..text.linemap import LineChange, LineMap
 from .analysis import analyze
-from .entries.model import Analysis, Cancelled, Options
-from .text.lineindex import Encoding, Lines, SplitText, clamp, split_lines
-from .text.linemap import LineChange, LineMap
 
 
 @dataclass(frozen=True, slots=True)

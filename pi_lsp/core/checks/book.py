@@ -24,10 +24,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .text.findings import Finding, Related, Severity
+from ..text.findings import Finding, Related, Severity
 
 if TYPE_CHECKING:
-    from .entries.model import Analysis
+    from ..entries.model import Analysis
 
 JsonPath = tuple[str | int, ...]
 ANY = "*"
