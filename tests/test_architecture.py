@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core import hovers, outline, refs
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.views import hovers, outline, refs
 from pi_lsp.lsp import features
 
 ROOT = Path(__file__).resolve().parents[1]

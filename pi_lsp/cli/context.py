@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json, message_title
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import context, sent
 from pi_lsp.core.pi.loading import UNDEFINED, analysis_refusal
 from pi_lsp.core.text.files import cannot_read
 from pi_lsp.core.text.jsontext import dumps
 from pi_lsp.core.text.textedit import read_snapshot
+from pi_lsp.core.views.context_view import context_json, message_title
 
 from .terminal import counted
 

@@ -27,11 +27,11 @@ from typing import Any, NamedTuple
 
 from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze, gc_paused
-from pi_lsp.core.describe import entry_title, object_title
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.files import cannot_read, read_lines
-from pi_lsp.core.treedata import visible_tree
+from pi_lsp.core.views.describe import entry_title, object_title
+from pi_lsp.core.views.treedata import visible_tree
 
 from .arguments import whole_number
 from .pipes import quiet_broken_pipe

@@ -24,7 +24,6 @@ from .entries.tree import build_tree
 from .pi import migrate
 from .pi.loading import parsed_lines, source_version
 from .pi.sent import entry_calls
-from .refs import ID_FIELDS
 from .text.codes import CODES, FIXABLE
 from .text.findings import Finding, Severity
 from .text.jsonl import locate, member_keys
@@ -36,6 +35,7 @@ from .text.textedit import (
     remove_members,
     set_members,
 )
+from .views.refs import ID_FIELDS
 
 
 @dataclass(frozen=True, slots=True)

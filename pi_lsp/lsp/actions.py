@@ -28,10 +28,10 @@ from lsprotocol import types
 
 from pi_lsp.core import refactor, repairs
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.describe import clip, content_preview, entry_title
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.textedit import TextEdit
+from pi_lsp.core.views.describe import clip, content_preview, entry_title
 
 from . import commands, proto, requests
 from .book_actions import book_code_actions

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.complete import completions
+from pi_lsp.core.views.complete import completions
 
 from . import requests
 from .proto import Frame

@@ -17,13 +17,13 @@ from collections.abc import Callable
 
 from lsprotocol import types
 
-from pi_lsp.core import describe, refs
 from pi_lsp.core.checks.document import Document, Snapshot
 from pi_lsp.core.entries.lines import prepare_checks
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import CURRENT_VERSION
 from pi_lsp.core.text.findings import Finding
 from pi_lsp.core.text.lineindex import Lines, Stored
+from pi_lsp.core.views import describe, refs
 
 from . import proto, requests, wire
 from .server import PiLanguageServer

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.doclinks import document_links
+from pi_lsp.core.views.doclinks import document_links
 
 from . import requests
 from .proto import Frame

@@ -35,7 +35,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.core import refactor
-from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.context import session_context
@@ -48,6 +47,7 @@ from pi_lsp.core.text.textedit import (
     write_atomic,
     write_new,
 )
+from pi_lsp.core.views.context_view import context_json
 
 from . import commands, proto, requests
 from .server import PiLanguageServer, Source

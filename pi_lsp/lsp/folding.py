@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.folding import turn_folds
+from pi_lsp.core.views.folding import turn_folds
 
 from . import requests
 from .proto import Frame

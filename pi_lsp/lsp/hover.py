@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.hovers import hover_at
+from pi_lsp.core.views.hovers import hover_at
 
 from . import requests
 from .proto import Frame

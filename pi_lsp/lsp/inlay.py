@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.inlay import link_hints
+from pi_lsp.core.views.inlay import link_hints
 
 from . import requests
 from .proto import Frame

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.lens import code_lenses
+from pi_lsp.core.views.lens import code_lenses
 
 from . import requests
 from .proto import Frame

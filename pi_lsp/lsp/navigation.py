@@ -9,7 +9,7 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.sent import entry_calls
-from pi_lsp.core.refs import (
+from pi_lsp.core.views.refs import (
     Subject,
     Target,
     references_to,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.selection import selection_spans
+from pi_lsp.core.views.selection import selection_spans
 
 from . import requests
 from .proto import Frame

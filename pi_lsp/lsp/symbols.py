@@ -6,7 +6,7 @@ from lsprotocol import types
 
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.outline import OutlineNode, outline
+from pi_lsp.core.views.outline import OutlineNode, outline
 
 from . import requests
 from .proto import Frame

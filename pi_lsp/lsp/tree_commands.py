@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_lsp.core.describe import session_totals
-from pi_lsp.core.treedata import tree_json
+from pi_lsp.core.views.describe import session_totals
+from pi_lsp.core.views.treedata import tree_json
 
 from . import commands
 from .server import PiLanguageServer

@@ -25,7 +25,7 @@ SERVER_ONLY = ("pygls", "lsprotocol", "cattrs", "asyncio", "jsonschema")
 """Packages a check of a clean file must not import (jsonschema-rs is another package)."""
 SLOW_STDLIB = ("difflib",)
 """Standard modules a check of a clean file has no use for (difflib serves ``--diff``)."""
-VIEWS = ("pi_lsp.core.describe", "pi_lsp.core.pi.stats", "pi_lsp.core.refs", "pi_lsp.core.autofix")
+VIEWS = ("pi_lsp.core.views.describe", "pi_lsp.core.pi.stats", "pi_lsp.core.views.refs", "pi_lsp.core.autofix")
 """Core modules that serve hovers, reports and repairs: a check has no use for them."""
 MARK = "--- modules ---"
 SCRIPT = f"""

@@ -29,12 +29,12 @@ from test_conformance import objects, problems, read
 from pi_lsp.cli import main
 from pi_lsp.core import repairs
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.loading import UNDEFINED
 from pi_lsp.core.pi.sent import Sent, pairing_faults
 from pi_lsp.core.text.limits import V8_MAX_STRING
 from pi_lsp.core.text.textedit import apply_edits
+from pi_lsp.core.views.context_view import context_json
 
 DOCTOR = Path(__file__).resolve().with_name("doctor_faults.mjs")
 

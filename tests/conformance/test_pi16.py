@@ -27,12 +27,12 @@ from test_conformance import (
 
 from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.loading import UNDEFINED
 from pi_lsp.core.pi.sent import pairing_faults, request, sent_json
 from pi_lsp.core.text.textedit import apply_edits
+from pi_lsp.core.views.context_view import context_json
 
 Oracle = Any
 SAMPLES = [(1, False), (2, True), (3, False), (4, True), (5, False), (6, True)]

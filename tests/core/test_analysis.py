@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 import pi_lsp.core.checks.analysis as analysis_module
 import pi_lsp.core.entries.lines as lines_module
-from pi_lsp.core import refs
 from pi_lsp.core.checks import links
 from pi_lsp.core.checks.analysis import analyze, analyze_file
 from pi_lsp.core.checks.pairing import message_of
 from pi_lsp.core.entries.lines import Kind, LineInfo
 from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
 from pi_lsp.core.pi.sent import entry_calls
+from pi_lsp.core.views import refs
 
 from .pi_sessions import assistant, doc, entry, header, js, result, user
 

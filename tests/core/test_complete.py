@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.complete import Item, ValueSlot, completions, value_context
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.schemas import schema_info
+from pi_lsp.core.views.complete import Item, ValueSlot, completions, value_context
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import assistant, doc, header, user

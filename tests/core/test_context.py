@@ -7,7 +7,6 @@ import time
 import pytest
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json, message_title
 from pi_lsp.core.pi.context import (
     ContextMessage,
     SessionContext,
@@ -19,6 +18,7 @@ from pi_lsp.core.pi.context import (
     session_context,
 )
 from pi_lsp.core.pi.loading import UNDEFINED
+from pi_lsp.core.views.context_view import context_json, message_title
 
 from .pi_sessions import TS, assistant, doc, entry, header, hook, js, result, user
 

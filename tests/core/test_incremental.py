@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import pi_lsp.core.text.files as files_module
-from pi_lsp.core import refs
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.document import Document, Position
 from pi_lsp.core.entries.model import Analysis, Cancelled, Options
 from pi_lsp.core.text.files import read_lines, read_text
 from pi_lsp.core.text.lineindex import Encoding, from_units, split_lines, units
+from pi_lsp.core.views import refs
 
 from .pi_sessions import doc as doc_text
 from .pi_sessions import header, js, user

@@ -10,12 +10,12 @@ import pytest
 from pi_lsp.core.checks import sizes
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Options
-from pi_lsp.core.hovers import heaviest_text, hover_at
-from pi_lsp.core.lens import code_lenses
-from pi_lsp.core.numbering import numbered
 from pi_lsp.core.text import limits
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.lineindex import pack
+from pi_lsp.core.views.hovers import heaviest_text, hover_at
+from pi_lsp.core.views.lens import code_lenses
+from pi_lsp.core.views.numbering import numbered
 
 from .pi_sessions import TS, assistant, doc, header, user
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import refs
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views import refs
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

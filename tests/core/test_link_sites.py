@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
-from pi_lsp.core.refs import (
+from pi_lsp.core.text.findings import Span
+from pi_lsp.core.views.refs import (
     Site,
     Subject,
     Target,
@@ -23,7 +24,6 @@ from pi_lsp.core.refs import (
     subject_at,
     tool_sites,
 )
-from pi_lsp.core.text.findings import Span
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import assistant, doc, entry, header, js, result, user

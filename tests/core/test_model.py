@@ -9,9 +9,9 @@ import pytest
 
 import pi_lsp.core.checks.analysis as analysis_module
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled
 from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.views.context_view import context_json
 
 from .pi_sessions import doc, header, js, user
 

@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.refs import (
+from pi_lsp.core.text.cursor import cursor_at
+from pi_lsp.core.text.jsonl import Walked, locate, skip_value
+from pi_lsp.core.views.refs import (
     Site,
     Target,
     labels,
@@ -24,8 +26,6 @@ from pi_lsp.core.refs import (
     subject_at,
     tool_sites,
 )
-from pi_lsp.core.text.cursor import cursor_at
-from pi_lsp.core.text.jsonl import Walked, locate, skip_value
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import header, user

@@ -10,7 +10,6 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.context_view import context_json
 from pi_lsp.core.entries.lines import call_ids
 from pi_lsp.core.pi.context import ContextMessage, SessionContext, session_context
 from pi_lsp.core.pi.sent import (
@@ -24,6 +23,7 @@ from pi_lsp.core.pi.sent import (
     sent_json,
     synthetic_after,
 )
+from pi_lsp.core.views.context_view import context_json
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

@@ -19,12 +19,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core import describe, refs
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.document import Document, Position
 from pi_lsp.core.entries.memo import per_analysis
 from pi_lsp.core.entries.model import Options
 from pi_lsp.core.text.linemap import LineChange, LineMap
+from pi_lsp.core.views import describe, refs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TEXT = (DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl").read_text("utf-8")

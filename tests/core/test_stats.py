@@ -223,9 +223,9 @@ def test_text_and_csv(report: Any) -> None:
 
 def test_header_hover_and_lens_show_the_stats_of_the_file(tmp_path: Path) -> None:
     from pi_lsp.core.checks.analysis import analyze
-    from pi_lsp.core.hovers import hover_at
-    from pi_lsp.core.lens import code_lenses
     from pi_lsp.core.text.files import read_lines
+    from pi_lsp.core.views.hovers import hover_at
+    from pi_lsp.core.views.lens import code_lenses
 
     path = _write(tmp_path / "s.jsonl", _session())
     data = report_json(build([read_file(path)]), "model")["files"][0]

@@ -1,7 +1,7 @@
 """Hover texts (Markdown) for a cursor position: entries, references, keys and the header.
 
 Every text starts with the type or role of what it describes in bold. Previews come from
-:mod:`pi_lsp.core.describe`, so they are short, on one line and free of base64.
+:mod:`pi_lsp.core.views.describe`, so they are short, on one line and free of base64.
 """
 
 from __future__ import annotations
@@ -10,7 +10,15 @@ import os
 import re
 from dataclasses import dataclass
 
-from .checks.sizes import heaviest
+from ..checks.sizes import heaviest
+from ..entries.lines import Kind
+from ..entries.model import Analysis
+from ..pi import context_edits
+from ..pi.stats import FileStats, Usage, analysis_stats, split_by_path
+from ..schemas import schema, schema_info
+from ..text.cursor import cursor_at
+from ..text.jsonl import PathItem
+from ..text.jsontext import dumps
 from .describe import (
     EntryFacts,
     SessionTotals,
@@ -23,24 +31,8 @@ from .describe import (
     shallow,
     system_changes,
 )
-from .entries.lines import Kind
-from .entries.model import Analysis
 from .numbering import shown
-from .pi import context_edits
-from .pi.stats import FileStats, Usage, analysis_stats, split_by_path
-from .refs import (
-    TOOL_RESULT_FIELDS,
-    Site,
-    Subject,
-    references_to,
-    resolve,
-    subject_at,
-    tool_sites,
-)
-from .schemas import schema, schema_info
-from .text.cursor import cursor_at
-from .text.jsonl import PathItem
-from .text.jsontext import dumps
+from .refs import TOOL_RESULT_FIELDS, Site, Subject, references_to, resolve, subject_at, tool_sites
 
 _MD_SPECIAL = re.compile(r"[\\`*\[\]<>|#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 

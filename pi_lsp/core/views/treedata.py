@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..entries.memo import per_analysis
+from ..entries.model import Analysis
 from .describe import entry_title, role_of
-from .entries.memo import per_analysis
-from .entries.model import Analysis
 from .refs import labels
 
 HIDDEN_TYPES = frozenset({"usage"})

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .entries.model import Analysis
+from ..entries.model import Analysis
+from ..text.findings import Span
 from .refs import session_path, span_of
-from .text.findings import Span
 
 LINK_FIELDS = ("parentSession", "branchedFrom")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..pi.context import ContextMessage, SessionContext, dropped_reason
+from ..pi.loading import UNDEFINED
+from ..pi.sent import NOT_SENT, request, sent_json
 from .describe import object_title
-from .pi.context import ContextMessage, SessionContext, dropped_reason
-from .pi.loading import UNDEFINED
-from .pi.sent import NOT_SENT, request, sent_json
 
 
 def message_title(m: ContextMessage) -> str:

@@ -4,8 +4,8 @@ the whole line. Spans are code-point columns of the cursor's line, innermost fir
 
 from __future__ import annotations
 
-from .entries.model import Analysis
-from .text.cursor import cursor_at
+from ..entries.model import Analysis
+from ..text.cursor import cursor_at
 
 
 def selection_spans(a: Analysis, line: int, column: int) -> list[tuple[int, int]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..entries.lines import Kind
+from ..entries.model import Analysis
 from .describe import entry_title
-from .entries.lines import Kind
-from .entries.model import Analysis
 from .numbering import shown
 from .refs import TOOL_RESULT_FIELDS, line_sites, resolve, span_of
 

@@ -14,14 +14,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..entries.lines import HEADER_TYPES, Kind, LineInfo, parse
+from ..entries.model import Analysis
+from ..schemas import schema, schema_info
+from ..text.jsonl import PathItem, scan_string
+from ..text.jsontext import dumps
 from .describe import clip, entry_preview, entry_title, object_title
-from .entries.lines import HEADER_TYPES, Kind, LineInfo, parse
-from .entries.model import Analysis
 from .numbering import shown
 from .refs import ID_FIELDS, TOOL_CALL_ID, index
-from .schemas import schema, schema_info
-from .text.jsonl import PathItem, scan_string
-from .text.jsontext import dumps
 
 MAX_ITEMS = 500
 ENUM_FIELDS = frozenset({"type", "role", "stopReason", "thinkingLevel"})

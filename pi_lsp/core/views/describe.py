@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .entries.lines import Kind
-from .entries.memo import per_analysis
-from .entries.model import Analysis
+from ..entries.lines import Kind
+from ..entries.memo import per_analysis
+from ..entries.model import Analysis
+from ..pi.stats import Usage, analysis_stats, parse_stamp, read_usage, totals
+from ..text.jsontext import dumps
 from .numbering import shown
-from .pi.stats import Usage, analysis_stats, parse_stamp, read_usage, totals
 from .refs import index, labels
-from .text.jsontext import dumps
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..entries.model import Analysis
+from ..entries.tree import Tree
 from .describe import clip, entry_title, kind_label, session_totals
-from .entries.model import Analysis
-from .entries.tree import Tree
 from .numbering import shown
 from .refs import labels
 

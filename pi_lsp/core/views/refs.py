@@ -15,15 +15,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .checks import book
-from .entries.lines import Kind
-from .entries.memo import per_links
-from .entries.model import Analysis
-from .pi.loading import parsed_lines
-from .pi.sent import entry_calls
-from .text.cursor import Cursor, cursor_at
-from .text.findings import Span
-from .text.jsonl import PathItem, locate
+from ..checks import book
+from ..entries.lines import Kind
+from ..entries.memo import per_links
+from ..entries.model import Analysis
+from ..pi.loading import parsed_lines
+from ..pi.sent import entry_calls
+from ..text.cursor import Cursor, cursor_at
+from ..text.findings import Span
+from ..text.jsonl import PathItem, locate
 
 ID_FIELDS: dict[str, tuple[str, ...]] = {
     "parentId": (),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..entries.model import Analysis
+from ..pi.stats import analysis_stats
 from .describe import session_totals
-from .entries.model import Analysis
 from .hovers import heaviest_text, path_split_text
 from .numbering import shown
-from .pi.stats import analysis_stats
 from .refs import line_sites, resolve
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..entries.lines import Kind
+from ..entries.model import Analysis
 from .describe import entry_title
-from .entries.lines import Kind
-from .entries.model import Analysis
 
 
 @dataclass(frozen=True, slots=True)
