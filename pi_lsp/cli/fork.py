@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.text.files import cannot_read
 from pi_lsp.core.text.textedit import encode, read_snapshot, write_atomic, write_new
 

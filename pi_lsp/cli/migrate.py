@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core import book_convert
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import book_convert
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.files import cannot_read

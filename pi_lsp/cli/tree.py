@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze, gc_paused
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.files import cannot_read, read_lines

@@ -1,7 +1,7 @@
 """``textDocument/codeAction``: quick fixes, fix-all (migrate) and refactorings on an entry.
 
 - Quick fixes (``quickfix``) for the pi-lsp diagnostics in the request's context, from
-  :mod:`pi_lsp.core.repairs`, each attached to its diagnostic.
+  :mod:`pi_lsp.core.edits.repairs`, each attached to its diagnostic.
 - ``source.fixAll.pi-lsp``: migrate the session to v3 (in v3: rename every
   ``hookMessage``).
 - On the entry under the cursor: "Branch from here", "Add label" / "Clear label", "Name
@@ -26,8 +26,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from pi_lsp.core import refactor, repairs
 from pi_lsp.core.checks.document import Snapshot
+from pi_lsp.core.edits import refactor, repairs
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.textedit import TextEdit

@@ -4,7 +4,7 @@
 module calls it: pygls allows one handler per method). The command
 ``pi-lsp.convert [uri]`` converts an open (or on-disk) book file and applies the result
 with ``workspace/applyEdit``; it returns ``{"applied", "sessionId", "losses"}``. Both
-replace the whole document (:mod:`pi_lsp.core.book_convert` rewrites every line, once
+replace the whole document (:mod:`pi_lsp.core.edits.book_convert` rewrites every line, once
 per analysis).
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from pi_lsp.core.book_convert import Conversion, NotBookError, conversion
 from pi_lsp.core.checks.document import Snapshot
+from pi_lsp.core.edits.book_convert import Conversion, NotBookError, conversion
 from pi_lsp.core.text.textedit import replace_text
 
 from . import commands, proto

@@ -34,7 +34,7 @@ import orjson
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from pi_lsp.core import refactor
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.context import session_context

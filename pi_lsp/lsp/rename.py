@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp.core.checks.document import Snapshot
-from pi_lsp.core.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.edits.rename import RenameError, prepare_rename, rename
 
 from . import proto, requests
 from .server import PiLanguageServer

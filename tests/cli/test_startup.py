@@ -25,7 +25,7 @@ SERVER_ONLY = ("pygls", "lsprotocol", "cattrs", "asyncio", "jsonschema")
 """Packages a check of a clean file must not import (jsonschema-rs is another package)."""
 SLOW_STDLIB = ("difflib",)
 """Standard modules a check of a clean file has no use for (difflib serves ``--diff``)."""
-VIEWS = ("pi_lsp.core.views.describe", "pi_lsp.core.pi.stats", "pi_lsp.core.views.refs", "pi_lsp.core.autofix")
+VIEWS = ("pi_lsp.core.views.describe", "pi_lsp.core.pi.stats", "pi_lsp.core.views.refs", "pi_lsp.core.edits.autofix")
 """Core modules that serve hovers, reports and repairs: a check has no use for them."""
 MARK = "--- modules ---"
 SCRIPT = f"""
@@ -109,9 +109,9 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
 
 def test_check_imports_no_repairs_unless_it_repairs(clean_file: Path) -> None:
     _, modules = imported("check", clean_file)
-    assert "pi_lsp.core.autofix" not in modules
+    assert "pi_lsp.core.edits.autofix" not in modules
     _, modules = imported("check", "--diff", clean_file)
-    assert "pi_lsp.core.autofix" in modules
+    assert "pi_lsp.core.edits.autofix" in modules
 
 
 ENTRY_ONLY = {"pi_lsp", "pi_lsp.cli", "pi_lsp.cli.pipes"}

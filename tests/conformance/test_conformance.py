@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.context import session_context

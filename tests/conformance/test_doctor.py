@@ -27,8 +27,8 @@ from pi_install import PI_073, PI_16, PiRelease, find_pi, node_for, run_oracle
 from test_conformance import objects, problems, read
 
 from pi_lsp.cli import main
-from pi_lsp.core import repairs
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import repairs
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.loading import UNDEFINED
 from pi_lsp.core.pi.sent import Sent, pairing_faults

@@ -25,8 +25,8 @@ from test_conformance import (
     sent_texts,
 )
 
-from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.loading import UNDEFINED

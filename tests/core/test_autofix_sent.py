@@ -1,6 +1,6 @@
 """The whole-file repair (``check --fix``) never makes the context worse (issue 43).
 
-After :func:`pi_lsp.core.autofix.repair`, every tool result pi sent for the resumed leaf
+After :func:`pi_lsp.core.edits.autofix.repair`, every tool result pi sent for the resumed leaf
 before (paired with its call, as :mod:`pi_lsp.core.pi.sent` computes the request) is still
 sent, with the same ``toolCallId`` and the same content, and every entry the file held is
 still there (ids and links aside: the repairs renumber and re-point them); and pi-ai
@@ -23,8 +23,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core import autofix
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import autofix
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context

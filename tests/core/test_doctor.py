@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import doctor, repairs
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import doctor, repairs
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.pi.sent import NO_RESULT, pairing_faults, request

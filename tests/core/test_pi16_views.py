@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits.rename import rename
 from pi_lsp.core.pi.context_edits import effect
-from pi_lsp.core.rename import rename
 from pi_lsp.core.views.describe import entry_title
 from pi_lsp.core.views.hovers import hover_at
 from pi_lsp.core.views.outline import outline

@@ -10,8 +10,8 @@ import uuid
 
 import pytest
 
-from pi_lsp.core import refactor
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
 from pi_lsp.core.pi.context import session_context
 from pi_lsp.core.text import textedit as edits_module
 from pi_lsp.core.text.findings import Severity

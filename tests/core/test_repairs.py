@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import repairs
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import repairs
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.codes import CODES, FIXABLE
 from pi_lsp.core.text.findings import Severity

@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.edits.rename import RenameError, prepare_rename, rename
 from pi_lsp.core.text.findings import Span
 from pi_lsp.core.text.textedit import TextEdit
 from pi_lsp.core.views.doclinks import document_links

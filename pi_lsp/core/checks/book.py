@@ -5,7 +5,7 @@ The core detects the dialect by its header, validates every line against
 module adds what is particular to the dialect:
 
 - PI105 (information) on the header: pi cannot load this layout; ``data`` tells a quick
-  fix to convert the file (:mod:`pi_lsp.core.book_convert`).
+  fix to convert the file (:mod:`pi_lsp.core.edits.book_convert`).
 - PI420 (error): a ``tool_result`` or ``tool_call`` entry whose ``toolCallId``, or a
   ``tool_result`` content block whose ``toolUseId``, names no ``tool_use`` block of an
   assistant message on its path.

@@ -13,7 +13,7 @@ migrated as pi migrates it. Then the safe quick fixes (:attr:`repairs.Fix.safe`)
 applied round by round, each round against the analysis of the text the round before
 left, until none is left: a cut-off last line, duplicate ids, dangling parents, cycles
 (broken at the link that names a later line), and the session doctor's repairs
-(:mod:`pi_lsp.core.doctor`). A round applies the fixes of one stage only (:data:`STAGES`),
+(:mod:`pi_lsp.core.edits.doctor`). A round applies the fixes of one stage only (:data:`STAGES`),
 the earliest with a fix due, and of those the ones that do not touch the same lines: ids
 are renumbered before a parent is chosen by its id, and the tree is whole before the
 doctor pairs calls and results on it, so each fix sees what the fixes it builds on did.
@@ -31,12 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from . import repairs
-from .checks.analysis import analyze
-from .entries.lines import Kind, glued_entries, parse, space_names
-from .entries.model import Analysis
-from .text.findings import Finding
-from .text.textedit import (
+from ..checks.analysis import analyze
+from ..entries.lines import Kind, glued_entries, parse, space_names
+from ..entries.model import Analysis
+from ..text.findings import Finding
+from ..text.textedit import (
     TextEdit,
     apply_edits,
     iso_timestamp,
@@ -45,6 +44,7 @@ from .text.textedit import (
     session_id,
     set_members,
 )
+from . import repairs
 
 MAX_ROUNDS = 64
 """Rounds of quick fixes before :func:`repair` gives up on what is left."""

@@ -7,10 +7,10 @@ resolve to it; tool call renames change every toolCall block and toolResult with
 
 from __future__ import annotations
 
-from .entries.model import Analysis
-from .text.jsontext import dumps
-from .text.textedit import TextEdit
-from .views.refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
+from ..entries.model import Analysis
+from ..text.jsontext import dumps
+from ..text.textedit import TextEdit
+from ..views.refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
 
 
 class RenameError(ValueError):

@@ -17,17 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import doctor
-from .entries.lines import Kind
-from .entries.model import Analysis
-from .entries.tree import build_tree
-from .pi import migrate
-from .pi.loading import parsed_lines, source_version
-from .pi.sent import entry_calls
-from .text.codes import CODES, FIXABLE
-from .text.findings import Finding, Severity
-from .text.jsonl import locate, member_keys
-from .text.textedit import (
+from ..entries.lines import Kind
+from ..entries.model import Analysis
+from ..entries.tree import build_tree
+from ..pi import migrate
+from ..pi.loading import parsed_lines, source_version
+from ..pi.sent import entry_calls
+from ..text.codes import CODES, FIXABLE
+from ..text.findings import Finding, Severity
+from ..text.jsonl import locate, member_keys
+from ..text.textedit import (
     TextEdit,
     delete_lines,
     fresh_id,
@@ -35,7 +34,8 @@ from .text.textedit import (
     remove_members,
     set_members,
 )
-from .views.refs import ID_FIELDS
+from ..views.refs import ID_FIELDS
+from . import doctor
 
 
 @dataclass(frozen=True, slots=True)
@@ -676,7 +676,7 @@ def _fix_orphan_result(a: Analysis, f: Finding) -> list[Fix]:
 
 
 def _fix_resume(a: Analysis, f: Finding) -> list[Fix]:
-    """PI423-PI425, by the entry that causes them (see :mod:`pi_lsp.core.doctor`)."""
+    """PI423-PI425, by the entry that causes them (see :mod:`pi_lsp.core.edits.doctor`)."""
     line = f.span.line
     obj = a.infos[line].obj
     if obj.get("type") == "compaction":

@@ -44,13 +44,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .checks import book
-from .checks.analysis import analyze
-from .entries.lines import Kind
-from .entries.memo import per_analysis
-from .entries.model import Analysis
-from .text.files import session_id_in_name
-from .text.jsontext import clip_json, stringify
+from ..checks import book
+from ..checks.analysis import analyze
+from ..entries.lines import Kind
+from ..entries.memo import per_analysis
+from ..entries.model import Analysis
+from ..text.files import session_id_in_name
+from ..text.jsontext import clip_json, stringify
 
 CUSTOM_TYPE = "pi-lsp/book"
 """``customType`` of the placeholder entries that keep book entries pi has no type for."""

@@ -30,13 +30,12 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from .checks.analysis import analyze
-from .entries.lines import Kind
-from .entries.model import Analysis
-from .pi import context, migrate
-from .pi.loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
-from .repairs import taken_ids
-from .text.textedit import (
+from ..checks.analysis import analyze
+from ..entries.lines import Kind
+from ..entries.model import Analysis
+from ..pi import context, migrate
+from ..pi.loading import CURRENT_VERSION, UNDEFINED, analysis_refusal, js_truthy
+from ..text.textedit import (
     TextEdit,
     append_lines,
     apply_edits,
@@ -46,6 +45,7 @@ from .text.textedit import (
     session_id,
     set_members,
 )
+from .repairs import taken_ids
 
 
 class RefactorError(ValueError):

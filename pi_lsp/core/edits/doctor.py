@@ -1,8 +1,8 @@
 """The session doctor: edits that let a session resume again (PI421, PI423-PI425).
 
 Each function computes minimal text edits for one repair, or returns None when the
-repair does not apply here; :mod:`pi_lsp.core.repairs` offers them as quick fixes and
-:mod:`pi_lsp.core.autofix` applies them from the command line. None deletes an entry.
+repair does not apply here; :mod:`pi_lsp.core.edits.repairs` offers them as quick fixes and
+:mod:`pi_lsp.core.edits.autofix` applies them from the command line. None deletes an entry.
 
 - :func:`kept_range_start`: a compaction whose kept range starts inside a tool exchange
   keeps from the assistant turn that holds the call instead (pi's own cut points never
@@ -31,13 +31,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .checks.pairing import causes_of, first_orphan, message_of, sends_as_user
-from .checks.pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
-from .entries.model import Analysis
-from .pi import context
-from .pi.loading import UNDEFINED
-from .pi.sent import NO_RESULT, request
-from .text.textedit import (
+from ..checks.pairing import causes_of, first_orphan, message_of, sends_as_user
+from ..checks.pairing import tool_calls as pairing_tool_calls  # doctor's own takes a line
+from ..entries.model import Analysis
+from ..pi import context
+from ..pi.loading import UNDEFINED
+from ..pi.sent import NO_RESULT, request
+from ..text.textedit import (
     TextEdit,
     append_lines,
     apply_edits,
