@@ -2,7 +2,7 @@
 
 Every file is analysed by the same core as the server, and its diagnostics are built by
 :mod:`pi_lsp.lsp.wire`, so ``--format json`` prints what the server publishes.
-Settings come from ``pi-lsp.toml`` files (:mod:`pi_lsp.core.config_file`: the user's, then
+Settings come from ``pi-lsp.toml`` files (:mod:`pi_lsp.core.workspace.config_file`: the user's, then
 the nearest one above each checked file) with the options on top. Many files are checked
 in parallel (:mod:`pi_lsp.cli.batch`). Exit status: 0 no errors (or ``--exit-zero``), 1 errors found, 2 usage error,
 a configuration file in error, or a PATH that could not be read (the others are still
@@ -21,14 +21,14 @@ from typing import Any, NamedTuple, TextIO
 
 from pi_lsp.core.checks import helper
 from pi_lsp.core.checks.analysis import analyze, analyze_file, gc_paused
-from pi_lsp.core.config_file import ConfigError, layered_settings
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.settings import Settings, parse_settings
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.files import cannot_read, decode
 from pi_lsp.core.text.findings import Severity
 from pi_lsp.core.text.jsontext import dumps
 from pi_lsp.core.text.lineindex import split_lines
+from pi_lsp.core.workspace.config_file import ConfigError, layered_settings
+from pi_lsp.core.workspace.settings import Settings, parse_settings
 from pi_lsp.lsp import wire
 
 from . import fix, sarif

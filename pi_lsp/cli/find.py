@@ -2,8 +2,8 @@
 
 Matches, best first: the entry with that id, entries whose id starts with the query,
 entries whose label contains it, the entry that named the session, user messages holding
-every word of it (see :mod:`pi_lsp.core.search`). What was indexed is kept on disk
-(:mod:`pi_lsp.core.search_cache`), so the next run reads only files that changed. Exit status: 0 when something was found,
+every word of it (see :mod:`pi_lsp.core.workspace.search`). What was indexed is kept on disk
+(:mod:`pi_lsp.core.workspace.search_cache`), so the next run reads only files that changed. Exit status: 0 when something was found,
 1 when nothing was, 2 on a usage or I/O error (like grep).
 """
 
@@ -13,8 +13,8 @@ import argparse
 import sys
 from typing import Any
 
-from pi_lsp.core.search import count, index_file, search
-from pi_lsp.core.search_cache import refresh
+from pi_lsp.core.workspace.search import count, index_file, search
+from pi_lsp.core.workspace.search_cache import refresh
 
 from .batch import add_file_arguments, run_all, targets
 from .paths import Shown

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.core.pi.stats import read_file
-from pi_lsp.core.stats_chart import chart_html
-from pi_lsp.core.stats_report import (
+from pi_lsp.core.text.jsontext import dumps
+from pi_lsp.core.text.textedit import write_atomic
+from pi_lsp.core.workspace.stats_chart import chart_html
+from pi_lsp.core.workspace.stats_report import (
     GROUPINGS,
     build,
     parse_bound,
@@ -27,8 +29,6 @@ from pi_lsp.core.stats_report import (
     report_json,
     report_text,
 )
-from pi_lsp.core.text.jsontext import dumps
-from pi_lsp.core.text.textedit import write_atomic
 
 from .batch import add_file_arguments, run_all, targets
 from .paths import Shown

@@ -8,8 +8,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from pi_lsp.core.config_file import ConfigError, layered_settings
-from pi_lsp.core.settings import Settings, parse_settings
+from pi_lsp.core.workspace.config_file import ConfigError, layered_settings
+from pi_lsp.core.workspace.settings import Settings, parse_settings
 
 from . import diagnostics
 from .server import PiLanguageServer

@@ -48,10 +48,10 @@ from pi_lsp import __version__
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.document import Document, Snapshot
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.settings import Settings
 from pi_lsp.core.text import textedit as edits
 from pi_lsp.core.text.findings import Finding
 from pi_lsp.core.text.lineindex import Encoding, SplitText, Stored
+from pi_lsp.core.workspace.settings import Settings
 
 from .scheduler import Scheduler
 from .transport import FullTexts, MessageReader, encode

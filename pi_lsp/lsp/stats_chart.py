@@ -13,8 +13,8 @@ from typing import Any
 
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.stats import analysis_stats
-from pi_lsp.core.stats_chart import chart_html
-from pi_lsp.core.stats_report import build, report_json
+from pi_lsp.core.workspace.stats_chart import chart_html
+from pi_lsp.core.workspace.stats_report import build, report_json
 
 from . import commands
 from .server import PiLanguageServer

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pi_lsp.core import search_cache
-from pi_lsp.core.search import FileIndex, Match, index_file, is_current, search
 from pi_lsp.core.text.files import expand
+from pi_lsp.core.workspace import search_cache
+from pi_lsp.core.workspace.search import FileIndex, Match, index_file, is_current, search
 
 log = logging.getLogger("pi_lsp")
 

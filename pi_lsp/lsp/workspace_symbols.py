@@ -2,7 +2,7 @@
 
 The index covers the ``*.jsonl`` files under the workspace folders (pi's sessions folder
 when the client opens none). The first query starts it: the scheduler's indexing thread builds it
-(starting from the on-disk cache of :mod:`pi_lsp.core.search_cache`, which says what that
+(starting from the on-disk cache of :mod:`pi_lsp.core.workspace.search_cache`, which says what that
 saves) and the server asks the client to watch ``**/*.jsonl`` there, so that
 ``workspace/didChangeWatchedFiles`` keeps it current; a query more than
 :data:`~pi_lsp.lsp.workspace_index.RESCAN_AFTER` seconds after the last scan also starts a rescan in the background
@@ -19,7 +19,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from pi_lsp.core.search import Match
+from pi_lsp.core.workspace.search import Match
 
 from . import proto, watched_files
 from .server import PiLanguageServer

@@ -599,7 +599,7 @@ def test_a_checked_file_leaves_no_reference_cycles(path: Path) -> None:
     import gc
 
     from pi_lsp.cli.check import check_file
-    from pi_lsp.core.settings import Settings
+    from pi_lsp.core.workspace.settings import Settings
 
     check_file(str(path), Settings())  # warm: caches of the first use are no garbage
     gc.collect()

@@ -18,7 +18,7 @@ from pi_install import PI_16, node_for
 
 from pi_lsp.cli import main
 from pi_lsp.core.pi.stats import TOTAL_KEYS, money, read_file
-from pi_lsp.core.stats_report import build, groups
+from pi_lsp.core.workspace.stats_report import build, groups
 
 HELPER = Path(__file__).resolve().with_name("pi16_stats.mjs")
 

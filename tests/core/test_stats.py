@@ -13,7 +13,7 @@ import pytest
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.pi.stats import TOTAL_KEYS, read_file, totals
-from pi_lsp.core.stats_report import (
+from pi_lsp.core.workspace.stats_report import (
     build,
     groups,
     parse_bound,

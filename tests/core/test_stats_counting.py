@@ -12,7 +12,7 @@ import pytest
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.pi.stats import read_file, totals
-from pi_lsp.core.stats_report import build, file_json, groups
+from pi_lsp.core.workspace.stats_report import build, file_json, groups
 
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-03-01T09:00:00.000Z", "cwd": "/w"}
 STAMP = "2025-03-01T10:00:00.000Z"

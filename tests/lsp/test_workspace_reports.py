@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.core.checks import analysis as pipeline
-from pi_lsp.core.settings import Settings
+from pi_lsp.core.workspace.settings import Settings
 from pi_lsp.lsp.disk_reports import report
 from pi_lsp.lsp.workspace_reports import HOT, WorkspaceReports
 from tests.core.pi_sessions import assistant, header, result, user

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import orjson
 
+from ..text.textedit import write_atomic
 from .search import FileIndex, Record, is_current
-from .text.textedit import write_atomic
 
 VERSION = 1
 

@@ -4,7 +4,7 @@ Two files are read, the second on top of the first: the user's
 (``$XDG_CONFIG_HOME/pi-lsp/pi-lsp.toml``, default ``~/.config/pi-lsp/pi-lsp.toml``;
 ``%APPDATA%\\pi-lsp\\pi-lsp.toml`` on Windows) and the nearest ``pi-lsp.toml`` found upward
 from the checked file (command line) or the workspace folder (server). Client settings and
-command-line options then go on top (see :func:`pi_lsp.core.settings.merge`). Example::
+command-line options then go on top (see :func:`pi_lsp.core.workspace.settings.merge`). Example::
 
     select = ["PI"]                  # codes or prefixes to report (default: all)
     ignore = ["PI005", "PI5"]        # codes or prefixes not to report
@@ -25,8 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..text.files import cannot_read
 from .settings import Settings, merge, parse_settings
-from .text.files import cannot_read
 
 FILE_NAME = "pi-lsp.toml"
 

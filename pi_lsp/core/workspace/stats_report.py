@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from .pi.stats import TOTAL_KEYS, Counted, FileStats, Totals, money, split_by_path, totals
+from ..pi.stats import TOTAL_KEYS, Counted, FileStats, Totals, money, split_by_path, totals
 
 GroupBy = Literal["model", "day", "session", "branch"]
 GROUPINGS: tuple[GroupBy, ...] = ("model", "day", "session", "branch")

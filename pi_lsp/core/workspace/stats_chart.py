@@ -16,7 +16,7 @@ import secrets
 from importlib import resources
 from typing import Any
 
-from .text.jsontext import dumps
+from ..text.jsontext import dumps
 
 
 @functools.cache

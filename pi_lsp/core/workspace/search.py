@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .entries.lines import parse
-from .entries.session_file import load
-from .text.files import read_lines
-from .views.describe import clip, object_title
+from ..entries.lines import parse
+from ..entries.session_file import load
+from ..text.files import read_lines
+from ..views.describe import clip, object_title
 
 TEXT_LIMIT = 2000
 """Characters of a user message that word search looks at."""

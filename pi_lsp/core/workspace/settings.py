@@ -6,7 +6,7 @@ prefixes to report or not, ``largeLineThreshold``, ``outlineCap``, ``diagnosticM
 ``sessionsFolder`` (the folder whose sessions workspace diagnostics report).
 The most specific entry wins: ``severity = {PI4: "warning", PI401: "off"}`` turns PI401 off
 and every other PI4xx into a warning; ``select = ["PI4"], ignore = ["PI40"]`` reports PI41x
-and PI42x only. Configuration files (:mod:`pi_lsp.core.config_file`) and command-line
+and PI42x only. Configuration files (:mod:`pi_lsp.core.workspace.config_file`) and command-line
 options are turned into this form too, so every front end reads settings one way.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .text.codes import CODES
-from .text.findings import Finding, Severity
-from .text.limits import MIB
+from ..text.codes import CODES
+from ..text.findings import Finding, Severity
+from ..text.limits import MIB
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull", "both")
 """How diagnostics reach the client: ``auto`` pulls when the client can, else pushes."""

@@ -1,0 +1,1 @@
+"""Work over many files and the user's settings: stats reports, search and its cache, configuration."""
