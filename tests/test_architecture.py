@@ -76,6 +76,40 @@ def _violations(layer: str, forbidden: re.Pattern[str]) -> list[str]:
     ]
 
 
+PACKAGES = [
+    "pi_lsp.core.text",
+    "pi_lsp.core.schemas",
+    "pi_lsp.core.entries",
+    "pi_lsp.core.pi",
+    "pi_lsp.core.checks",
+    "pi_lsp.core.views",
+    "pi_lsp.core.edits",
+    "pi_lsp.core.workspace",
+    "pi_lsp.lsp",
+    "pi_lsp.cli",
+]
+"""The packages in the order data flows: each imports only itself and those before it."""
+
+
+def _package(name: str) -> str | None:
+    """The package of :data:`PACKAGES` that holds module ``name`` (None: outside them)."""
+    return next((p for p in PACKAGES if name == p or name.startswith(p + ".")), None)
+
+
+def test_packages_import_only_those_before_them() -> None:
+    """Every import, type-only and in-function ones included, goes down :data:`PACKAGES`."""
+    modules = {m: p for layer in ("core", "lsp", "cli") for m, p in _modules(layer).items()}
+    assert all(_package(m) is not None for m in modules), "a module outside PACKAGES"
+    upward = [
+        f"{module} imports {name}"
+        for module, path in modules.items()
+        for name in _imports(module, path)
+        if (target := _package(name)) is not None
+        and PACKAGES.index(target) > PACKAGES.index(_package(module) or "")
+    ]
+    assert upward == []
+
+
 def test_core_imports_no_protocol_and_no_outer_layer() -> None:
     forbidden = re.compile(r"(pygls|lsprotocol|cattrs|pi_lsp\.lsp|pi_lsp\.cli)(\.|$)")
     assert _violations("core", forbidden) == []
