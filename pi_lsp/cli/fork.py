@@ -16,8 +16,9 @@ from typing import Any
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.edits import refactor
-from pi_lsp.core.text.files import cannot_read
 from pi_lsp.core.text.textedit import encode, read_snapshot, write_atomic, write_new
+
+from .paths import read_or_say
 
 
 def add_parser(sub: Any) -> None:
@@ -39,11 +40,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fork FILE and write the new session file."""
     path: Path = args.file
-    try:
-        text, _ = read_snapshot(path)
-    except OSError as exc:
-        print(f"pi-lsp fork: {cannot_read(path, exc)}", file=sys.stderr)
+    read = read_or_say("fork", path, read_snapshot)
+    if read is None:
         return 2
+    text, _ = read
     a = analyze(text, path=str(path))
     at: str | int = args.at if args.at is not None else args.at_line - 1
     try:

@@ -23,10 +23,10 @@ from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.edits import book_convert
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.loading import analysis_refusal
-from pi_lsp.core.text.files import cannot_read
 from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
 
 from .fork import add_force, write_output
+from .paths import read_or_say
 
 
 def add_parser(sub: Any) -> None:
@@ -60,11 +60,10 @@ def run(args: argparse.Namespace) -> int:
     if args.force and args.output is None:
         print("pi-lsp migrate: --force only applies with -o", file=sys.stderr)
         return 2
-    try:
-        text, snapshot = read_snapshot(path)
-    except OSError as exc:
-        print(f"pi-lsp migrate: {cannot_read(path, exc)}", file=sys.stderr)
+    read = read_or_say("migrate", path, read_snapshot)
+    if read is None:
         return 2
+    text, snapshot = read
     a = analyze(text, path=str(path))
     plan = migrate.plan(a)
     refused = analysis_refusal(a)

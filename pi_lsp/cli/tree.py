@@ -29,11 +29,12 @@ from pi_lsp.core.checks.analysis import analyze, gc_paused
 from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import analysis_refusal
-from pi_lsp.core.text.files import cannot_read, read_lines
+from pi_lsp.core.text.files import read_lines
 from pi_lsp.core.views.describe import entry_title, object_title
 from pi_lsp.core.views.treedata import visible_tree
 
 from .arguments import whole_number
+from .paths import read_or_say
 from .pipes import quiet_broken_pipe
 from .terminal import columns, counted, fit, output_width
 
@@ -224,10 +225,8 @@ def _fit(text: str, width: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the tree of FILE."""
     path: Path = args.file
-    try:
-        lines = read_lines(path)
-    except OSError as exc:
-        print(f"pi-lsp tree: {cannot_read(path, exc)}", file=sys.stderr)
+    lines = read_or_say("tree", path, read_lines)
+    if lines is None:
         return 2
     # one pause of the collector for the analysis and the rendering (which would otherwise
     # walk every parsed value for cycles it does not hold), ended once the analysis is freed
