@@ -12,7 +12,7 @@ the server never holds its text as one ``str`` beside its lines (CPython stores 
 text at 4 bytes per character once a single emoji appears anywhere in it): the text's
 bytes are decoded in pieces that each end with an escaped line feed and split into
 lines piece by piece; the envelope is decoded with a marker in place of the text.
-The handler (:mod:`pi_lsp.lsp.sync`) swaps the marker for the lines with
+The handler (:mod:`pi_lsp.lsp.features.sync`) swaps the marker for the lines with
 :meth:`FullTexts.take`, while the message is handled. A piece orjson rejects (a lone
 surrogate escape) makes the whole message decode as any other. The body itself is freed
 once decoded: pygls's reader loop keeps the last body until the next message arrives

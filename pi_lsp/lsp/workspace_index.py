@@ -1,7 +1,7 @@
 """The search index of the session files under the workspace folders (server state).
 
 :class:`WorkspaceIndex` is built in the scheduler's indexing thread and kept current by
-``workspace/didChangeWatchedFiles`` (:mod:`pi_lsp.lsp.workspace_symbols`); the server
+``workspace/didChangeWatchedFiles`` (:mod:`pi_lsp.lsp.features.workspace_symbols`); the server
 holds one (:attr:`PiLanguageServer.workspace_index`), created by the first query.
 """
 

@@ -1,7 +1,7 @@
 """The diagnostics of the session files under the workspace's folders (server state).
 
 :class:`WorkspaceReports` is what ``workspace/diagnostic`` answers from
-(:mod:`pi_lsp.lsp.workspace_diagnostics`): per file, the diagnostics of the version a
+(:mod:`pi_lsp.lsp.features.workspace_diagnostics`): per file, the diagnostics of the version a
 :class:`~pi_lsp.core.text.files.Stamp` (file, size and modification time) names, under one
 settings generation. Files are analysed lazily (when a pull finds them stale), many at
 once in a process pool, few in the calling thread. A file that changes on disk

@@ -598,7 +598,7 @@ def test_a_checked_file_leaves_no_reference_cycles(path: Path) -> None:
     per file): each file's analysis and report must be freed by reference counting."""
     import gc
 
-    from pi_lsp.cli.check import check_file
+    from pi_lsp.cli.commands.check import check_file
     from pi_lsp.core.workspace.settings import Settings
 
     check_file(str(path), Settings())  # warm: caches of the first use are no garbage

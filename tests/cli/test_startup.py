@@ -96,7 +96,8 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
     assert not {m for m in modules if m.startswith(("pi_lsp.lsp.", "pi_lsp.cli."))} - {
         "pi_lsp.lsp.wire",
         "pi_lsp.lsp.commands",
-        "pi_lsp.cli.check",
+        "pi_lsp.cli.commands",
+        "pi_lsp.cli.commands.check",
         "pi_lsp.cli.fix",
         "pi_lsp.cli.sarif",
         "pi_lsp.cli.batch",
@@ -146,7 +147,7 @@ def test_a_subcommand_alone_parses_and_errors_with_its_own_usage(clean_file: Pat
     assert done.returncode == 2
     assert done.stderr.startswith("usage: pi-lsp check ")
     assert "pi-lsp check: error: unrecognized arguments: --no-such-option" in done.stderr
-    assert "pi_lsp.cli.tree" not in modules  # only the subcommand used
+    assert "pi_lsp.cli.commands.tree" not in modules  # only the subcommand used
     done, _ = imported("no-such-command")
     assert done.returncode == 2
     assert "invalid choice: 'no-such-command'" in done.stderr

@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pi_lsp.core.checks.document import Document
 from pi_lsp.core.edits.book_convert import conversion, convert_text
 from pi_lsp.core.entries.model import Options
-from pi_lsp.lsp.book_actions import TITLE, book_code_actions
+from pi_lsp.lsp.features.book_actions import TITLE, book_code_actions
 from pi_lsp.lsp.proto import Frame
 
 from .conftest import open_document

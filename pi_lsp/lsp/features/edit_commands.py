@@ -49,8 +49,8 @@ from pi_lsp.core.text.textedit import (
 )
 from pi_lsp.core.views.context_view import context_json
 
-from . import commands, proto, requests
-from .server import PiLanguageServer, Source
+from .. import commands, proto, requests
+from ..server import PiLanguageServer, Source
 
 log = logging.getLogger("pi_lsp")
 

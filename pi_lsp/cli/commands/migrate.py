@@ -25,8 +25,8 @@ from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.loading import analysis_refusal
 from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
 
+from ..paths import read_or_say
 from .fork import add_force, write_output
-from .paths import read_or_say
 
 
 def add_parser(sub: Any) -> None:

@@ -16,8 +16,8 @@ from pi_lsp.core.pi.stats import analysis_stats
 from pi_lsp.core.workspace.stats_chart import chart_html
 from pi_lsp.core.workspace.stats_report import build, report_json
 
-from . import commands
-from .server import PiLanguageServer
+from .. import commands
+from ..server import PiLanguageServer
 
 
 def page(a: Analysis) -> str:

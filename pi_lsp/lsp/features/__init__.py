@@ -13,6 +13,9 @@ import functools
 import sys
 from types import ModuleType
 
+from .. import logs, progress, transport
+from ..scheduler import Scheduler
+from ..server import PiLanguageServer
 from . import (
     actions,
     book_actions,
@@ -25,21 +28,16 @@ from . import (
     hover,
     inlay,
     lens,
-    logs,
     navigation,
-    progress,
     rename,
     selection,
     stats_chart,
     symbols,
     sync,
-    transport,
     tree_commands,
     workspace_diagnostics,
     workspace_symbols,
 )
-from .scheduler import Scheduler
-from .server import PiLanguageServer
 
 SWITCH_INTERVAL = 0.001
 """Seconds a thread holds the GIL while another waits for it (Python's default: 0.005).

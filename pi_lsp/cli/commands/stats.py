@@ -30,8 +30,8 @@ from pi_lsp.core.workspace.stats_report import (
     report_text,
 )
 
-from .batch import add_file_arguments, run_all, targets
-from .paths import Shown
+from ..batch import add_file_arguments, run_all, targets
+from ..paths import Shown
 
 
 def add_parser(sub: Any) -> None:

@@ -21,8 +21,8 @@ from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.edits.book_convert import Conversion, NotBookError, conversion
 from pi_lsp.core.text.textedit import replace_text
 
-from . import commands, proto
-from .server import PiLanguageServer, Source
+from .. import commands, proto
+from ..server import PiLanguageServer, Source
 
 log = logging.getLogger("pi_lsp")
 

@@ -7,9 +7,9 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.views.hovers import hover_at
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 
 def _markup_kind(ls: PiLanguageServer) -> types.MarkupKind:

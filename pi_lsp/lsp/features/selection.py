@@ -7,9 +7,9 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.views.selection import selection_spans
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:

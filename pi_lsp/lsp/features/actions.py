@@ -7,7 +7,7 @@
 - On the entry under the cursor: "Branch from here", "Add label" / "Clear label", "Name
   this session" (``refactor.rewrite``, edits appending one entry) and "Fork to a new
   session file" (``refactor.extract``, the ``pi-lsp.fork`` command, which writes a file).
-- Book-dialect files: :func:`~pi_lsp.lsp.book_actions.book_code_actions` (pygls allows
+- Book-dialect files: :func:`~pi_lsp.lsp.features.book_actions.book_code_actions` (pygls allows
   one handler per method, so they are answered here).
 
 Actions edit the document, so they are computed on the analysis of the current text.
@@ -33,10 +33,10 @@ from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.text.textedit import TextEdit
 from pi_lsp.core.views.describe import clip, content_preview, entry_title
 
-from . import commands, proto, requests
+from .. import commands, proto, requests
+from ..server import PiLanguageServer
+from ..wire import SOURCE
 from .book_actions import book_code_actions
-from .server import PiLanguageServer
-from .wire import SOURCE
 
 FIX_ALL = "source.fixAll.pi-lsp"
 KINDS = [

@@ -31,11 +31,11 @@ from pi_lsp.core.workspace.config_file import ConfigError, layered_settings
 from pi_lsp.core.workspace.settings import Settings, parse_settings
 from pi_lsp.lsp import wire
 
-from . import fix, sarif
-from .batch import add_file_arguments, in_process, named_or_default, run_all
-from .paths import STDIN, Shown, Targets, resolve
-from .pipes import quiet_broken_pipe
-from .terminal import COLOR_CHOICES, Style, counted, use_color
+from .. import fix, sarif
+from ..batch import add_file_arguments, in_process, named_or_default, run_all
+from ..paths import STDIN, Shown, Targets, resolve
+from ..pipes import quiet_broken_pipe
+from ..terminal import COLOR_CHOICES, Style, counted, use_color
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 _SEVERITY_STYLE = {1: "red", 2: "yellow", 3: "blue", 4: "cyan"}

@@ -25,8 +25,8 @@ from pi_lsp.core.text.findings import Finding
 from pi_lsp.core.text.lineindex import Lines, Stored
 from pi_lsp.core.views import describe, refs
 
-from . import proto, requests, wire
-from .server import PiLanguageServer
+from .. import proto, requests, wire
+from ..server import PiLanguageServer
 
 
 def ahead(stop: Callable[[], bool]) -> None:

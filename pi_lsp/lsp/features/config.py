@@ -11,8 +11,8 @@ from lsprotocol import types
 from pi_lsp.core.workspace.config_file import ConfigError, layered_settings
 from pi_lsp.core.workspace.settings import Settings, parse_settings
 
+from ..server import PiLanguageServer
 from . import diagnostics
-from .server import PiLanguageServer
 
 SECTION = "piLsp"
 log = logging.getLogger("pi_lsp")

@@ -18,7 +18,7 @@ from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.edits import refactor
 from pi_lsp.core.text.textedit import encode, read_snapshot, write_atomic, write_new
 
-from .paths import read_or_say
+from ..paths import read_or_say
 
 
 def add_parser(sub: Any) -> None:

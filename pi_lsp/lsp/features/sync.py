@@ -5,7 +5,7 @@ applied there with the core's line math (only the touched lines are re-split). A
 full text arrives as lines the message decoder split (:meth:`FullTexts.take
 <pi_lsp.lsp.transport.FullTexts.take>`), never as one ``str``. The
 handlers never analyse: they ask for a background analysis
-(:func:`~pi_lsp.lsp.diagnostics.refresh`), which cancels one of older text and publishes
+(:func:`~pi_lsp.lsp.features.diagnostics.refresh`), which cancels one of older text and publishes
 diagnostics once the current version is analysed. Closing a document drops it with
 everything computed from it.
 """
@@ -17,8 +17,8 @@ from pygls.uris import to_fs_path
 
 from pi_lsp.core.checks.document import Document, Position
 
+from ..server import PiLanguageServer
 from . import diagnostics
-from .server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:

@@ -21,9 +21,9 @@ from pygls.uris import from_fs_path
 
 from pi_lsp.core.workspace.search import Match
 
-from . import proto, watched_files
-from .server import PiLanguageServer
-from .workspace_index import WorkspaceIndex
+from .. import proto, watched_files
+from ..server import PiLanguageServer
+from ..workspace_index import WorkspaceIndex
 
 log = logging.getLogger("pi_lsp")
 

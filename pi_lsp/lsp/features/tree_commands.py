@@ -11,8 +11,8 @@ from typing import Any
 from pi_lsp.core.views.describe import session_totals
 from pi_lsp.core.views.treedata import tree_json
 
-from . import commands
-from .server import PiLanguageServer
+from .. import commands
+from ..server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:

@@ -12,9 +12,9 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.views.complete import completions
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 KINDS = {
     "id": types.CompletionItemKind.Reference,

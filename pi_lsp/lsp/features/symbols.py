@@ -8,9 +8,9 @@ from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.views.outline import OutlineNode, outline
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 KINDS: dict[str, types.SymbolKind] = {
     "header": types.SymbolKind.Module,

@@ -12,8 +12,8 @@ from pygls.exceptions import JsonRpcException
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.edits.rename import RenameError, prepare_rename, rename
 
-from . import proto, requests
-from .server import PiLanguageServer
+from .. import proto, requests
+from ..server import PiLanguageServer
 
 
 def register(server: PiLanguageServer) -> None:

@@ -29,8 +29,8 @@ from pi_lsp.core.text.jsontext import dumps
 from pi_lsp.core.text.textedit import read_snapshot
 from pi_lsp.core.views.context_view import context_json, message_title
 
-from .paths import read_or_say
-from .terminal import counted
+from ..paths import read_or_say
+from ..terminal import counted
 
 
 def add_parser(sub: Any) -> None:

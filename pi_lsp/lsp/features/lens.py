@@ -7,9 +7,9 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.views.lens import code_lenses
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 
 def _lenses(snap: Snapshot, frame: Frame) -> list[types.CodeLens]:

@@ -19,9 +19,9 @@ from pi_lsp.core.views.refs import (
     tool_sites,
 )
 
-from . import proto, requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import proto, requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 
 def _span(a: Analysis, frame: Frame, line: int, path: tuple[str | int, ...]) -> types.Range | None:

@@ -30,10 +30,11 @@ from pygls.uris import to_fs_path
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.text.files import Stamp
 
-from . import diagnostics, proto, requests, watched_files
-from .server import PiLanguageServer
-from .wire import path_uri
-from .workspace_reports import FileState, WorkspaceReports, result_id
+from .. import proto, requests, watched_files
+from ..server import PiLanguageServer
+from ..wire import path_uri
+from ..workspace_reports import FileState, WorkspaceReports, result_id
+from . import diagnostics
 
 BATCH = 25
 """File reports per partial result."""

@@ -9,9 +9,9 @@ from lsprotocol import types
 from pi_lsp.core.checks.document import Snapshot
 from pi_lsp.core.views.doclinks import document_links
 
-from . import requests
-from .proto import Frame
-from .server import PiLanguageServer
+from .. import requests
+from ..proto import Frame
+from ..server import PiLanguageServer
 
 
 def _links(snap: Snapshot, frame: Frame) -> list[types.DocumentLink]:

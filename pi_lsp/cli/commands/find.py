@@ -16,9 +16,9 @@ from typing import Any
 from pi_lsp.core.workspace.search import count, index_file, search
 from pi_lsp.core.workspace.search_cache import refresh
 
-from .batch import add_file_arguments, run_all, targets
-from .paths import Shown
-from .terminal import counted
+from ..batch import add_file_arguments, run_all, targets
+from ..paths import Shown
+from ..terminal import counted
 
 
 def add_parser(sub: Any) -> None:
