@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import glob
 import os
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
-from pi_lsp.core.text.files import cannot_read, expand, sessions_dir
-
-T = TypeVar("T")
+from pi_lsp.core.text.files import expand, sessions_dir
 
 STDIN = "-"
 
@@ -112,13 +108,3 @@ def _leading(parts: Sequence[str]) -> list[str]:
             break
         out.append(part)
     return out
-
-
-def read_or_say(command: str, path: Path, read: Callable[[Path], T]) -> T | None:
-    """``read(path)``; None, after the one-line error of ``pi-lsp COMMAND`` on stderr, when
-    the file cannot be read (the one-file commands then exit 2)."""
-    try:
-        return read(path)
-    except OSError as exc:
-        print(f"pi-lsp {command}: {cannot_read(path, exc)}", file=sys.stderr)
-        return None

@@ -21,15 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi import context, sent
 from pi_lsp.core.pi.loading import UNDEFINED, analysis_refusal
 from pi_lsp.core.text.jsontext import dumps
-from pi_lsp.core.text.textedit import read_snapshot
 from pi_lsp.core.views.context_view import context_json, message_title
 
-from ..paths import read_or_say
+from ..opening import open_session
 from ..terminal import counted
 
 
@@ -65,11 +63,10 @@ def _unknown_leaf(a: Analysis, leaf: str | None, leaf_line: int | None) -> str |
 def run(args: argparse.Namespace) -> int:
     """Print the context of FILE."""
     path: Path = args.file
-    read = read_or_say("context", path, read_snapshot)
-    if read is None:
+    opened = open_session("context", path)
+    if opened is None:
         return 2
-    text, _ = read
-    a = analyze(text, path=str(path))
+    a = opened.analysis
     refused = analysis_refusal(a)
     if refused is not None:
         print(f"pi-lsp context: {path}: {refused.reason}", file=sys.stderr)

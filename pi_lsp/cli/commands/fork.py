@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.edits import refactor
-from pi_lsp.core.text.textedit import encode, read_snapshot, write_atomic, write_new
+from pi_lsp.core.text.textedit import encode, write_atomic, write_new
 
-from ..paths import read_or_say
+from ..opening import open_session
 
 
 def add_parser(sub: Any) -> None:
@@ -40,11 +39,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fork FILE and write the new session file."""
     path: Path = args.file
-    read = read_or_say("fork", path, read_snapshot)
-    if read is None:
+    opened = open_session("fork", path)
+    if opened is None:
         return 2
-    text, _ = read
-    a = analyze(text, path=str(path))
+    a = opened.analysis
     at: str | int = args.at if args.at is not None else args.at_line - 1
     try:
         result = refactor.fork(a, at, str(path))

@@ -19,13 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.edits import book_convert
 from pi_lsp.core.pi import migrate
 from pi_lsp.core.pi.loading import analysis_refusal
-from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
+from pi_lsp.core.text.textedit import FileChanged, encode, write_atomic
 
-from ..paths import read_or_say
+from ..opening import open_session
 from .fork import add_force, write_output
 
 
@@ -60,11 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if args.force and args.output is None:
         print("pi-lsp migrate: --force only applies with -o", file=sys.stderr)
         return 2
-    read = read_or_say("migrate", path, read_snapshot)
-    if read is None:
+    opened = open_session("migrate", path)
+    if opened is None:
         return 2
-    text, snapshot = read
-    a = analyze(text, path=str(path))
+    text, snapshot, a = opened
     plan = migrate.plan(a)
     refused = analysis_refusal(a)
     if a.fmt == "book" and a.header_line is not None:

@@ -34,7 +34,7 @@ from pi_lsp.core.views.describe import entry_title, object_title
 from pi_lsp.core.views.treedata import visible_tree
 
 from ..arguments import whole_number
-from ..paths import read_or_say
+from ..opening import read_or_say
 from ..pipes import quiet_broken_pipe
 from ..terminal import columns, counted, fit, output_width
 
