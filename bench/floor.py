@@ -58,7 +58,8 @@ from run import (
     pi_times,
 )
 
-from pi_lsp.core.checks.analysis import analyze, gc_paused
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.gcpause import gc_paused
 from pi_lsp.core.entries.lines import Kind
 from pi_lsp.core.pi import context, sent
 from pi_lsp.core.schemas import schema

@@ -229,7 +229,8 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
     whole ``analyze`` of the split lines (the stages plus the findings about the file).
     """
     from pi_lsp.core.checks import links
-    from pi_lsp.core.checks.analysis import analyze, gc_paused
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.checks.gcpause import gc_paused
     from pi_lsp.core.entries.lines import check, parse
     from pi_lsp.core.entries.tree import build_tree
     from pi_lsp.core.text.files import read_lines

@@ -45,8 +45,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from pi_lsp.core.checks.analysis import collect_frozen, gc_paused
 from pi_lsp.core.checks.document import Document
+from pi_lsp.core.checks.gcpause import collect_frozen, gc_paused
 from pi_lsp.core.entries.model import Analysis
 
 from .memory import give_back
@@ -191,7 +191,7 @@ class Scheduler:
 
     def _give_back(self) -> None:
         """In the background thread: once no document is open, let the collector see
-        what analyses froze (:func:`~pi_lsp.core.checks.analysis.collect_frozen`: a pass over
+        what analyses froze (:func:`~pi_lsp.core.checks.gcpause.collect_frozen`: a pass over
         every live object, cheap then); then return freed memory to the system."""
         if not self.documents:
             collect_frozen()

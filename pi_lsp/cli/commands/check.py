@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
 from pi_lsp.core.checks import helper
-from pi_lsp.core.checks.analysis import analyze, analyze_file, gc_paused
+from pi_lsp.core.checks.analysis import analyze, analyze_file
+from pi_lsp.core.checks.gcpause import gc_paused
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.text.codes import CODES
 from pi_lsp.core.text.files import cannot_read, decode

@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pi_lsp.core.checks.analysis import analyze, gc_paused
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.gcpause import gc_paused
 from pi_lsp.core.edits import refactor
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import analysis_refusal

@@ -35,28 +35,25 @@ hundreds of MB and for re-analysis after small edits:
 - ``cancelled()`` is polled about every MiB of text that is not reused from earlier
   results; when it returns true the analysis stops with :class:`Cancelled`, which
   carries the line results finished so far for the next run to reuse.
-- The cyclic garbage collector is paused while an analysis runs (:func:`gc_paused`).
+- The cyclic garbage collector is paused while an analysis runs (:func:`~pi_lsp.core.checks.gcpause.gc_paused`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import operator
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..entries.header import read_header
 from ..entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
-from ..entries.model import SLIM_KEEP, SLIM_LINE, Analysis, Cancelled, Options
+from ..entries.model import SLIM_LINE, Analysis, Cancelled, Options
+from ..entries.slim import slim_value
 from ..entries.tree import Tree, build_tree
 from ..pi.loading import js_truthy
 from ..text.files import read_lines
 from ..text.findings import Finding, Span, sort_key
-from ..text.jsonl import JS_SPACE
 from ..text.limits import MIB
 from ..text.lineindex import (
     Lines,
@@ -70,6 +67,7 @@ from ..text.lineindex import (
 )
 from . import links, sizes
 from .file_findings import header_findings, line_findings
+from .gcpause import gc_paused
 
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls
@@ -102,86 +100,6 @@ def _detect(infos: list[LineInfo]) -> tuple[str, int, int | None]:
         has_ids = any(info.kind is Kind.ENTRY and "id" in info.obj for info in infos)
         return "pi", 3 if has_ids else 1, None
     return read_header(infos[header_line].obj, header_line, infos)
-
-
-_SLIM_DEPTH = 64
-"""Below this depth a slim value is kept as it is (no recursion on pathological nesting)."""
-
-_TEXT_KEYS = frozenset(
-    {
-        "text", "thinking", "data", "content", "summary", "output", "command",
-        "errorMessage", "thinkingSignature", "textSignature", "signature",
-    }
-)
-"""Keys whose string values are texts: read for previews and truthiness, never compared."""
-
-_FREE_KEYS = frozenset({"arguments", "details"})
-"""Keys of free-form values (a tool call's arguments, a result's details): every string
-inside is a text."""
-
-
-_CUT_KEYS = _TEXT_KEYS | _FREE_KEYS
-"""Keys whose string value is a text (a free-form value that is a string is one)."""
-
-
-def _cut(text: str) -> str:
-    """``text`` cut to :data:`SLIM_KEEP` characters after its leading JavaScript whitespace
-    (so a cut text is blank exactly when the whole text is)."""
-    lead = JS_SPACE.match(text).end()  # type: ignore[union-attr]  # matches everywhere
-    return text[: lead + SLIM_KEEP]
-
-
-def _slim(value: Any, key: str | None = None, free: bool = False, depth: int = 0) -> Any:
-    """``value`` with each text longer than :data:`SLIM_KEEP` cut (:func:`_cut`); what
-    holds no such text is returned as it is (containers are copied only on a path to a cut;
-    a line's value that is itself a string is under no key, so no text).
-
-    ``key`` is the key ``value`` is under (a list's items are under the list's key),
-    ``free`` is true inside a free-form value. ``value`` is as orjson makes it (exact
-    ``dict``, ``list`` and ``str`` objects); each item is decided inline, without a call,
-    since most are short strings and numbers.
-    """
-    if depth >= _SLIM_DEPTH:
-        return value
-    kind = value.__class__
-    if kind is dict:
-        out: dict[str, Any] | None = None
-        for k, v in value.items():
-            item = v.__class__
-            if item is str:
-                if len(v) <= SLIM_KEEP or not (free or k in _CUT_KEYS):
-                    continue
-                slim = _cut(v)
-            elif item is dict or item is list:
-                slim = _slim(v, k, free or k in _FREE_KEYS, depth + 1)
-                if slim is v:
-                    continue
-            else:
-                continue
-            if out is None:
-                out = dict(value)
-            out[k] = slim
-        return value if out is None else out
-    if kind is list:
-        items: list[Any] | None = None
-        texts = free or key in _TEXT_KEYS
-        for n, v in enumerate(value):
-            item = v.__class__
-            if item is str:
-                if len(v) <= SLIM_KEEP or not texts:
-                    continue
-                slim = _cut(v)
-            elif item is dict or item is list:
-                slim = _slim(v, key, free, depth + 1)
-                if slim is v:
-                    continue
-            else:
-                continue
-            if items is None:
-                items = list(value)
-            items[n] = slim
-        return value if items is None else items
-    return value
 
 
 def _lookup(tables: list[dict[Stored, LineInfo]], text: Stored, slim: bool) -> LineInfo | None:
@@ -359,54 +277,8 @@ class _LinePass:
         if self.checks:
             info.issues = check(line, info, ctx)
         if slim and info.value is not None:
-            info.value = _slim(info.value)
+            info.value = slim_value(info.value)
         return info
-
-
-_gc_lock = threading.Lock()
-_gc_users = 0
-_gc_resume = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while big acyclic structures are built, and keep
-    it off them afterwards.
-
-    Parsed JSON, line results, trees and findings hold no reference cycles (reference
-    counting frees them), yet on a 500 MB session the collector's repeated passes over
-    their millions of objects cost a third of the analysis; and once they are old, every
-    full collection walks them all again (about 200 ms at 100 MB, holding the GIL: the
-    server's event loop stalls). Uses from several threads are counted: when the last one
-    ends, everything built meanwhile is frozen (:func:`gc.freeze`, constant time: no pass
-    over it) and the collector resumes. :func:`collect_frozen` collects what was frozen.
-    """
-    global _gc_users, _gc_resume
-    with _gc_lock:
-        if _gc_users == 0:
-            _gc_resume = gc.isenabled()
-            gc.disable()
-        _gc_users += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_users -= 1
-            if _gc_users == 0 and _gc_resume:
-                gc.freeze()
-                gc.enable()
-
-
-def collect_frozen() -> None:
-    """Give the collector back every frozen object, and collect once.
-
-    Cyclic garbage that another thread made while an analysis ran was frozen with the
-    analysis (a few hundred objects over a server's start and first analysis; none more
-    over 300 edits). The server calls this, off the event loop, once no document is open.
-    """
-    with _gc_lock:
-        gc.unfreeze()
-        gc.collect()
 
 
 def analyze(

@@ -156,7 +156,7 @@ def _serve(path: str, options: Options, sink: int) -> NoReturn:
     """
     code = 0
     try:
-        gc.disable()  # a short-lived process of acyclic values (see analysis.gc_paused)
+        gc.disable()  # a short-lived process of acyclic values (see gcpause.gc_paused)
         split = read_lines(Path(path))
         ctx, found = line_issues(split, options)
         after = stamp(path)
