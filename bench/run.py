@@ -231,7 +231,8 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
     from pi_lsp.core.checks import links
     from pi_lsp.core.checks.analysis import analyze
     from pi_lsp.core.checks.gcpause import gc_paused
-    from pi_lsp.core.entries.lines import check, parse
+    from pi_lsp.core.checks.line_checks import check
+    from pi_lsp.core.entries.lines import parse
     from pi_lsp.core.entries.tree import build_tree
     from pi_lsp.core.text.files import read_lines
 

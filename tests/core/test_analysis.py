@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pi_lsp.core.checks.analysis as analysis_module
+import pi_lsp.core.checks.line_checks as line_checks_module
 import pi_lsp.core.entries.lines as lines_module
 import pi_lsp.core.entries.slim as slim_module
 from pi_lsp.core.checks import gcpause, links
@@ -132,7 +133,7 @@ def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
     # one pass: the version comes from the header alone, so the entries are parsed and
     # checked line by line instead of all parsed first
     events: list[tuple[str, str]] = []
-    parse, parse_stored, check = lines_module.parse, lines_module.parse_stored, lines_module.check
+    parse, parse_stored, check = lines_module.parse, lines_module.parse_stored, line_checks_module.check
 
     def parsing(text: str, **kwargs: bool) -> LineInfo:
         events.append(("parse", text))

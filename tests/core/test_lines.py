@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.core.checks import line_checks
 from pi_lsp.core.entries import lines
 from pi_lsp.core.entries.lines import Kind, LineRules
 from pi_lsp.core.schemas import schema
@@ -36,7 +37,7 @@ def issues(text: str, ctx: LineRules = V3, **where: bool) -> list[tuple[str, Sev
     """Each finding of the line: code, severity, the text it points at, message."""
     info = lines.parse(text, **where)
     return [
-        (i.code, i.severity, text[i.start : i.end], i.message) for i in lines.check(text, info, ctx)
+        (i.code, i.severity, text[i.start : i.end], i.message) for i in line_checks.check(text, info, ctx)
     ]
 
 
@@ -107,14 +108,14 @@ def test_space_json_parse_rejects_at_the_edges_of_the_file() -> None:
 
 
 def test_space_names() -> None:
-    assert lines.space_names("\u00a0 \t\r\n\u00a0\u2028\u3000") == (
+    assert line_checks.space_names("\u00a0 \t\r\n\u00a0\u2028\u3000") == (
         "U+00A0 (a no-break space), U+2028 (a line separator), U+3000 (whitespace)"
     )
-    assert lines.space_names("\x0b\x0c\u2029\ufeff") == (
+    assert line_checks.space_names("\x0b\x0c\u2029\ufeff") == (
         "U+000B (a vertical tab), U+000C (a form feed), U+2029 (a paragraph separator), "
         "U+FEFF (a byte-order mark)"
     )
-    assert lines.space_names(" \t") == ""
+    assert line_checks.space_names(" \t") == ""
 
 
 # ----------------------------------------------------------------------------- glued entries
@@ -409,7 +410,7 @@ def test_schema_finding_data_is_the_path() -> None:
     obj = json.loads(assistant("a", None))
     obj["message"]["content"][0]["text"] = 5
     text = js(obj)
-    (issue,) = lines.check(text, lines.parse(text), V3)
+    (issue,) = line_checks.check(text, lines.parse(text), V3)
     assert issue.data == {"path": ["message", "content", 0, "text"]}
 
 
@@ -466,7 +467,7 @@ def test_an_empty_entry_type_is_unknown() -> None:
 
 def test_space_before_the_header_is_the_span_of_the_space() -> None:
     text = "\ufeff\u00a0" + header()
-    (issue,) = lines.check(text, lines.parse(text, first=True), V3)
+    (issue,) = line_checks.check(text, lines.parse(text, first=True), V3)
     assert (issue.code, issue.start, issue.end) == ("PI100", 0, 2)
 
 
@@ -475,7 +476,7 @@ def test_a_line_over_the_size_limit() -> None:
     ctx = LineRules("pi", 3, large_line=100)
     found = limits.line_size(text, 100)
     assert found is not None
-    (issue,) = lines.check(text, lines.parse(text), ctx)
+    (issue,) = line_checks.check(text, lines.parse(text), ctx)
     assert (issue.code, issue.severity, issue.start, issue.end, issue.message) == (
         "PI500",
         found[0],
@@ -483,7 +484,7 @@ def test_a_line_over_the_size_limit() -> None:
         len(text),
         found[1],
     )
-    assert lines.check(text, lines.parse(text), LineRules("pi", 3, large_line=len(text))) == ()
+    assert line_checks.check(text, lines.parse(text), LineRules("pi", 3, large_line=len(text))) == ()
 
 
 def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
@@ -561,13 +562,13 @@ def test_parse_stored_is_parse_for_the_lines_it_takes(text: str, fast: bool) -> 
 def test_prepare_checks_compiles_every_validator_a_clean_line_uses() -> None:
     """Each entry type's and message role's verdict validator and the header's are
     compiled at once, not when a line first needs one (the server does so at start)."""
-    lines._entry_validators.cache_clear()
+    line_checks._entry_validators.cache_clear()
     schema.validator.cache_clear()
     try:
-        by_type, by_role = lines._entry_validators("pi", 3)
+        by_type, by_role = line_checks._entry_validators("pi", 3)
         assert not by_type and not by_role  # compiled on demand otherwise
-        lines.prepare_checks("pi", 3)
-        assert set(by_type) == lines.pi_entry_types()
+        line_checks.prepare_checks("pi", 3)
+        assert set(by_type) == line_checks.pi_entry_types()
         assert all(by_type[name] is not None for name in ("message", "compaction", "label"))
         roles = set(schema.message_roles("pi.3"))
         assert {"user", "assistant", "toolResult", "custom"} <= roles
@@ -576,12 +577,12 @@ def test_prepare_checks_compiles_every_validator_a_clean_line_uses() -> None:
         assert schema.validator("pi.3", "header") is not None
         assert schema.validator.cache_info().hits == hits + 1  # compiled already
     finally:
-        lines._entry_validators.cache_clear()
+        line_checks._entry_validators.cache_clear()
 
 
 def test_prepare_checks_stops_when_told() -> None:
     """One validator at a time, asking ``stop`` before each: the header's comes first."""
-    lines._entry_validators.cache_clear()
+    line_checks._entry_validators.cache_clear()
     schema.validator.cache_clear()
     asked: list[int] = []
 
@@ -590,13 +591,13 @@ def test_prepare_checks_stops_when_told() -> None:
         return len(asked) > 1
 
     try:
-        lines.prepare_checks("pi", 3, stop)
-        by_type, by_role = lines._entry_validators("pi", 3)
+        line_checks.prepare_checks("pi", 3, stop)
+        by_type, by_role = line_checks._entry_validators("pi", 3)
         assert asked == [1, 1]
         assert schema.validator.cache_info().currsize == 1
         assert not by_type and not by_role
     finally:
-        lines._entry_validators.cache_clear()
+        line_checks._entry_validators.cache_clear()
 
 
 def test_a_validator_is_compiled_once_when_threads_miss_it_at_once() -> None:
@@ -608,7 +609,7 @@ def test_a_validator_is_compiled_once_when_threads_miss_it_at_once() -> None:
         time.sleep(0.05)  # long enough for every thread to miss the name
         return object()
 
-    compiled = lines._Compiled(None, make)
+    compiled = line_checks._Compiled(None, make)
 
     def ask() -> Any:
         started.wait()

@@ -22,7 +22,8 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from pi_lsp.core.checks.analysis import analyze
-from pi_lsp.core.entries.lines import LineRules, check, full_check, parse
+from pi_lsp.core.checks.line_checks import check, full_check
+from pi_lsp.core.entries.lines import LineRules, parse
 from pi_lsp.core.schemas import schema as core_schema
 from tests.robustness.settings import bounded
 

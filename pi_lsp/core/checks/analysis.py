@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..entries.header import read_header
-from ..entries.lines import Issue, Kind, LineInfo, LineRules, check, is_blank, parse, parse_stored
+from ..entries.lines import Issue, Kind, LineInfo, LineRules, is_blank, parse, parse_stored
 from ..entries.model import SLIM_LINE, Analysis, Cancelled, Options
 from ..entries.slim import slim_value
 from ..entries.tree import Tree, build_tree
@@ -68,6 +68,7 @@ from ..text.lineindex import (
 from . import links, sizes
 from .file_findings import header_findings, line_findings
 from .gcpause import gc_paused
+from .line_checks import check
 
 _TICK = MIB
 """Characters of newly analysed text between two polls of ``cancelled`` / ``progress`` calls

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..entries.header import Refusal, whole_number
-from ..entries.lines import Kind, LineInfo, glued_entries, space_names
+from ..entries.lines import Kind, LineInfo, glued_entries
 from ..entries.memo import per_links
 from ..entries.model import Analysis
 from ..pi.loading import analysis_refusal
@@ -24,6 +24,7 @@ from ..text.findings import Finding, Related, Severity, Span
 from ..text.jsonl import locate
 from ..text.jsontext import clip_json
 from ..text.lineindex import SplitText
+from .line_checks import space_names
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 """A UUID, in either letter case."""

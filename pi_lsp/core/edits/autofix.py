@@ -32,7 +32,8 @@ from pathlib import PurePath
 from typing import Any
 
 from ..checks.analysis import analyze
-from ..entries.lines import Kind, glued_entries, parse, space_names
+from ..checks.line_checks import space_names
+from ..entries.lines import Kind, glued_entries, parse
 from ..entries.model import Analysis
 from ..text.findings import Finding
 from ..text.textedit import (

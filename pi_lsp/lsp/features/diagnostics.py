@@ -18,7 +18,7 @@ from collections.abc import Callable
 from lsprotocol import types
 
 from pi_lsp.core.checks.document import Document, Snapshot
-from pi_lsp.core.entries.lines import prepare_checks
+from pi_lsp.core.checks.line_checks import prepare_checks
 from pi_lsp.core.entries.model import Analysis
 from pi_lsp.core.pi.loading import CURRENT_VERSION
 from pi_lsp.core.text.findings import Finding
