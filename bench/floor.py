@@ -58,10 +58,12 @@ from run import (
     pi_times,
 )
 
-from pi_lsp.core import context, schema, sent
-from pi_lsp.core.analysis import analyze, gc_paused
-from pi_lsp.core.files import read_text
-from pi_lsp.core.lines import Kind
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.gcpause import gc_paused
+from pi_lsp.core.entries.lines import Kind
+from pi_lsp.core.pi import context, sent
+from pi_lsp.core.schemas import schema
+from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.transport import FullTexts, MessageReader
 
 

@@ -60,7 +60,7 @@ GENERATOR = ROOT / "bench" / "generate.mjs"
 PI_LOAD = ROOT / "bench" / "pi_load.mjs"
 sys.path.insert(0, str(ROOT))
 
-from pi_lsp.core.text import units  # noqa: E402
+from pi_lsp.core.text.lineindex import units  # noqa: E402
 
 MIB = 1024 * 1024
 NA = None
@@ -191,10 +191,10 @@ def orjson_floor(path: Path) -> None:
 
 def inproc(path: Path, repeat: int) -> dict[str, Any]:
     """Floor, full analysis and the two edits, in this process."""
-    from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.document import Document, Position
-    from pi_lsp.core.files import read_text
-    from pi_lsp.core.model import Options
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.checks.document import Document, Position
+    from pi_lsp.core.entries.model import Options
+    from pi_lsp.core.text.files import read_text
 
     out: dict[str, Any] = {"floor": _best(lambda: orjson_floor(path), repeat)}
     out["read"] = _best(lambda: read_text(path), repeat)
@@ -228,11 +228,13 @@ def stages(path: Path, repeat: int) -> dict[str, Any]:
     under the file's format; ``links``: the tree and the link findings; ``analysis``: the
     whole ``analyze`` of the split lines (the stages plus the findings about the file).
     """
-    from pi_lsp.core import links
-    from pi_lsp.core.analysis import analyze, gc_paused
-    from pi_lsp.core.files import read_lines
-    from pi_lsp.core.lines import check, parse
-    from pi_lsp.core.tree import build_tree
+    from pi_lsp.core.checks import links
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.checks.gcpause import gc_paused
+    from pi_lsp.core.checks.line_checks import check
+    from pi_lsp.core.entries.lines import parse
+    from pi_lsp.core.entries.tree import build_tree
+    from pi_lsp.core.text.files import read_lines
 
     split = read_lines(path)
     lines = split.lines

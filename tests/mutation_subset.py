@@ -8,10 +8,10 @@ once, then each mutant runs in a child forked inside pytest's test loop, which r
 collected tests in order and stops at the first failure (as `-x`). A mutant it reports killed is killed by `mutmut run` too; a survivor
 here may still be killed by a test elsewhere, so check survivors before counting them.
 
-    python tests/mutation_subset.py limits tests/core/test_limits.py
-    python tests/mutation_subset.py edits tests/core/test_edits.py tests/core/test_repairs.py \
+    python tests/mutation_subset.py text.limits tests/core/test_limits.py
+    python tests/mutation_subset.py text.textedit tests/core/test_edits.py tests/core/test_repairs.py \
         --only apply_edits
-    python tests/mutation_subset.py analysis tests/core/test_incremental.py \
+    python tests/mutation_subset.py checks.analysis tests/core/test_incremental.py \
         --no-generate --names survivors.txt   # e.g. the survivors of a first, faster run
 
 Results go to `mutants/subset-MODULE.json`; survivors are printed with their diffs
@@ -53,7 +53,7 @@ def generate() -> None:
 
 def mutant_names(module: str) -> list[str]:
     """The mutants of `pi_lsp.core.MODULE`, as mutmut names them."""
-    source = (MUTANTS / "pi_lsp" / "core" / f"{module}.py").read_text(encoding="utf-8")
+    source = (MUTANTS / "pi_lsp" / "core" / f"{module.replace('.', '/')}.py").read_text(encoding="utf-8")
     return [f"pi_lsp.core.{module}.{name}" for name in MUTANT_DEF.findall(source)]
 
 
@@ -130,7 +130,7 @@ class _Runner:
 def main() -> int:
     """Parse the arguments, generate, run every mutant of the module, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("module", help="a module of pi_lsp/core, e.g. limits")
+    parser.add_argument("module", help="a module of pi_lsp/core, e.g. text.limits")
     parser.add_argument("tests", nargs="+", help="test files (or node ids) to run per mutant")
     parser.add_argument("--only", default="", help="only mutants whose name contains this")
     parser.add_argument(

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core import hovers, outline, refs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.views import hovers, outline, refs
 from pi_lsp.lsp import features
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,10 +26,12 @@ DATA = ROOT / "tests" / "data"
 
 
 def _modules(layer: str) -> dict[str, Path]:
+    """Every module under ``pi_lsp/<layer>`` (sub-packages included, a package's
+    ``__init__`` under the package's name), by dotted name."""
     return {
-        f"pi_lsp.{layer}.{p.stem}": p
-        for p in sorted((PACKAGE / layer).glob("*.py"))
-        if p.stem != "__init__"
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in sorted((PACKAGE / layer).rglob("*.py"))
+        if p.parent != PACKAGE / layer or p.stem != "__init__"
     }
 
 
@@ -49,7 +51,7 @@ def _type_only(tree: ast.Module) -> set[int]:
 def _imports(module: str, path: Path, runtime: bool = False) -> Iterator[str]:
     """Every module ``module`` imports (resolved; ``from . import x`` yields ``pkg.x``);
     with ``runtime``, not those imported for type checking only."""
-    package = module.rsplit(".", 1)[0]
+    package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
     tree = _tree(path)
     skip = _type_only(tree) if runtime else set()
     for node in ast.walk(tree):
@@ -73,6 +75,40 @@ def _violations(layer: str, forbidden: re.Pattern[str]) -> list[str]:
         for name in _imports(module, path)
         if forbidden.match(name)
     ]
+
+
+PACKAGES = [
+    "pi_lsp.core.text",
+    "pi_lsp.core.schemas",
+    "pi_lsp.core.entries",
+    "pi_lsp.core.pi",
+    "pi_lsp.core.checks",
+    "pi_lsp.core.views",
+    "pi_lsp.core.edits",
+    "pi_lsp.core.workspace",
+    "pi_lsp.lsp",
+    "pi_lsp.cli",
+]
+"""The packages in the order data flows: each imports only itself and those before it."""
+
+
+def _package(name: str) -> str | None:
+    """The package of :data:`PACKAGES` that holds module ``name`` (None: outside them)."""
+    return next((p for p in PACKAGES if name == p or name.startswith(p + ".")), None)
+
+
+def test_packages_import_only_those_before_them() -> None:
+    """Every import, type-only and in-function ones included, goes down :data:`PACKAGES`."""
+    modules = {m: p for layer in ("core", "lsp", "cli") for m, p in _modules(layer).items()}
+    assert all(_package(m) is not None for m in modules), "a module outside PACKAGES"
+    upward = [
+        f"{module} imports {name}"
+        for module, path in modules.items()
+        for name in _imports(module, path)
+        if (target := _package(name)) is not None
+        and PACKAGES.index(target) > PACKAGES.index(_package(module) or "")
+    ]
+    assert upward == []
 
 
 def test_core_imports_no_protocol_and_no_outer_layer() -> None:
@@ -112,7 +148,8 @@ def test_checking_a_file_loads_no_lsprotocol() -> None:
 def test_no_import_cycle(layer: str) -> None:
     modules = _modules(layer)
     graph = {
-        m: {n for n in _imports(m, p, runtime=True) if n in modules and n != m}
+        # a module's own package is imported before it whatever it imports: no edge
+        m: {n for n in _imports(m, p, runtime=True) if n in modules and not (m + ".").startswith(n + ".")}
         for m, p in modules.items()
     }
     done: set[str] = set()
@@ -250,3 +287,16 @@ def test_an_analysis_never_changes_after_it_is_returned(name: str) -> None:
             hovers.hover_at(a, line, column)
             refs.subject_at(a, line, column)
     assert _fingerprint(a) == before
+
+
+def test_only_the_scheduler_starts_threads() -> None:
+    """Every background thread of the package is a worker of ``lsp/scheduler.py``."""
+    found = [
+        f"{module}:{node.lineno}"
+        for layer in ("core", "lsp", "cli")
+        for module, path in _modules(layer).items()
+        if module != "pi_lsp.lsp.scheduler"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Attribute) and node.attr in ("Thread", "start_new_thread")
+    ]
+    assert found == []

@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 def command_parser(name: str) -> argparse.ArgumentParser:
     """The parser of subcommand ``name`` (``prog`` ``pi-lsp NAME``), from its module."""
     _, sub = _top_parser()
-    importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+    importlib.import_module(f"{__name__}.commands.{name}").add_parser(sub)
     return sub.choices[name]
 
 
@@ -130,7 +130,7 @@ def _prepare(args_list: list[str]) -> Callable[[], int]:
 
         return run
     build_parser().parse_args(args_list)  # --help, --version or a usage error: exits
-    from .serve import serve_stdio
+    from .commands.serve import serve_stdio
 
     return serve_stdio
 

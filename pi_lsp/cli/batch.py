@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from pi_lsp.core.files import sessions_dir
+from pi_lsp.core.text.files import sessions_dir
 
 from .arguments import whole_number
 from .paths import resolve

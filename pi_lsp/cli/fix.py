@@ -1,6 +1,6 @@
 """``pi-lsp check --fix [--diff] [--migrate] PATH ...``: repair session files in place.
 
-Every file is read once, repaired by :func:`pi_lsp.core.autofix.repair` (the safe
+Every file is read once, repaired by :func:`pi_lsp.core.edits.autofix.repair` (the safe
 repairs only; migration to v3 only with ``--migrate``) and, when anything changed,
 written atomically with the original kept beside it as ``NAME.bak``; a file that changed
 on disk since it was read is left alone. Each repair is reported on stderr as
@@ -20,13 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_lsp.core.files import cannot_read
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.text.files import cannot_read
+from pi_lsp.core.text.lineindex import split_lines
 
 from .pipes import quiet_broken_pipe
 
 if TYPE_CHECKING:  # the repairs are imported only when ``check`` repairs
-    from pi_lsp.core.autofix import Repaired
+    from pi_lsp.core.edits.autofix import Repaired
 
 
 def add_arguments(p: Any) -> None:
@@ -77,8 +77,8 @@ class _Failed(Exception):
 
 def _fix_file(path: Path, args: argparse.Namespace) -> bool:
     """Repair ``path`` (with ``--diff``: print the diff); True when it needed repairs."""
-    from pi_lsp.core.autofix import RepairError, repair
-    from pi_lsp.core.edits import FileChanged, encode, read_snapshot, write_atomic
+    from pi_lsp.core.edits.autofix import RepairError, repair
+    from pi_lsp.core.text.textedit import FileChanged, encode, read_snapshot, write_atomic
 
     try:
         text, snapshot = read_snapshot(path)

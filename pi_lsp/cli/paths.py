@@ -1,6 +1,6 @@
 """Command-line PATH arguments: files, folders, glob patterns and ``-`` (standard input).
 
-A folder means every session file under it (:func:`pi_lsp.core.files.expand`); a PATH that
+A folder means every session file under it (:func:`pi_lsp.core.text.files.expand`); a PATH that
 does not exist but holds ``*``, ``?`` or ``[`` is a glob pattern (``**`` spans folders, ``~``
 is expanded), for shells that do not expand it or patterns quoted on purpose. What names
 nothing is reported, and the rest is still used.
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_lsp.core.files import expand, sessions_dir
+from pi_lsp.core.text.files import expand, sessions_dir
 
 STDIN = "-"
 

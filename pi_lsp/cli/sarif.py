@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlparse
 
 from pi_lsp import __version__
-from pi_lsp.core.codes import CODES
+from pi_lsp.core.text.codes import CODES
 
 SRCROOT = "%SRCROOT%"
 LEVELS = {1: "error", 2: "warning", 3: "note", 4: "note"}

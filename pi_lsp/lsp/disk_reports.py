@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.core.analysis import analyze_file
-from pi_lsp.core.files import Stamp, cannot_read, session_id_in_name, stamp
-from pi_lsp.core.model import Analysis, Options
-from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding
+from pi_lsp.core.checks.analysis import analyze_file
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.text.files import Stamp, cannot_read, session_id_in_name, stamp
+from pi_lsp.core.text.lineindex import Encoding
+from pi_lsp.core.workspace.settings import Settings
 
 from . import wire
 

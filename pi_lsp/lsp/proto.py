@@ -1,6 +1,6 @@
 """The edge: core coordinates and results to LSP types and back (rust-analyzer's to_proto).
 
-The core speaks ``(line, code-point column)`` and :class:`~pi_lsp.core.findings.Span`;
+The core speaks ``(line, code-point column)`` and :class:`~pi_lsp.core.text.findings.Span`;
 the client speaks positions in the negotiated encoding (UTF-16 unless agreed otherwise).
 Every conversion between the two happens here, and nowhere else in the server:
 positions, ranges, text edits, workspace edits and diagnostics (whose plain-JSON half,
@@ -21,10 +21,10 @@ from typing import Any
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from pi_lsp.core.document import Snapshot
-from pi_lsp.core.edits import TextEdit
-from pi_lsp.core.findings import Span
-from pi_lsp.core.text import Encoding, Lines, clamp, to_units
+from pi_lsp.core.checks.document import Snapshot
+from pi_lsp.core.text.findings import Span
+from pi_lsp.core.text.lineindex import Encoding, Lines, clamp, to_units
+from pi_lsp.core.text.textedit import TextEdit
 
 _converter = get_converter()
 

@@ -23,9 +23,9 @@ from typing import TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from pi_lsp.core.document import Snapshot
-from pi_lsp.core.numbering import numbered
-from pi_lsp.core.text import SplitText
+from pi_lsp.core.checks.document import Snapshot
+from pi_lsp.core.text.lineindex import SplitText
+from pi_lsp.core.views.numbering import numbered
 
 from .proto import Frame
 from .server import PiLanguageServer

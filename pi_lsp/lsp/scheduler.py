@@ -15,7 +15,7 @@ worker threads (daemons: they never delay exit) do the rest:
   not every one. An analysis still running after
   :data:`~pi_lsp.lsp.progress.SHOW_AFTER` seconds is shown through ``follow``;
 - freeing (one thread): the analyses a newer one replaced
-  (:meth:`~pi_lsp.core.document.Document.take_replaced`) are freed there once the new
+  (:meth:`~pi_lsp.core.checks.document.Document.take_replaced`) are freed there once the new
   diagnostics are sent; freeing one touches every line's objects (1.5 ms for 4,400
   lines after the machine idled), which the analysis thread paid before it answered;
 - the warm-up (one thread): at start, ``ahead(stop)`` does work the first analysis
@@ -45,9 +45,9 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from pi_lsp.core.analysis import collect_frozen, gc_paused
-from pi_lsp.core.document import Document
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.document import Document
+from pi_lsp.core.checks.gcpause import collect_frozen, gc_paused
+from pi_lsp.core.entries.model import Analysis
 
 from .memory import give_back
 from .progress import Meter
@@ -152,6 +152,7 @@ class Scheduler:
         self.background = Worker(1, "pi-lsp-warm-up")
         self.freeing = Worker(1, "pi-lsp-free")
         self.requests = Worker(8, "pi-lsp-request")
+        self.indexing = Worker(1, "pi-lsp-index")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -190,7 +191,7 @@ class Scheduler:
 
     def _give_back(self) -> None:
         """In the background thread: once no document is open, let the collector see
-        what analyses froze (:func:`~pi_lsp.core.analysis.collect_frozen`: a pass over
+        what analyses froze (:func:`~pi_lsp.core.checks.gcpause.collect_frozen`: a pass over
         every live object, cheap then); then return freed memory to the system."""
         if not self.documents:
             collect_frozen()

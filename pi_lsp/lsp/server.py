@@ -8,7 +8,7 @@ and :meth:`PiLanguageServer.source`, the one way every command reads a session (
 open document, else the file on disk). Nothing here registers a feature or touches
 process-wide state: :func:`pi_lsp.lsp.features.create_server` wires it all.
 
-Document text is kept by the core (:class:`pi_lsp.core.document.Document`), not by
+Document text is kept by the core (:class:`pi_lsp.core.checks.document.Document`), not by
 pygls's workspace: pygls splits lines with ``str.splitlines``, which breaks at U+2028
 and friends that pi writes raw inside JSON strings. :class:`PiProtocol` stops pygls from
 keeping its own copy of each document, and answers a request whose params do not
@@ -45,13 +45,13 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.uris import to_fs_path
 
 from pi_lsp import __version__
-from pi_lsp.core import edits
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document, Snapshot
-from pi_lsp.core.findings import Finding
-from pi_lsp.core.model import Analysis, Options
-from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding, SplitText, Stored
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Snapshot
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.text import textedit as edits
+from pi_lsp.core.text.findings import Finding
+from pi_lsp.core.text.lineindex import Encoding, SplitText, Stored
+from pi_lsp.core.workspace.settings import Settings
 
 from .scheduler import Scheduler
 from .transport import FullTexts, MessageReader, encode

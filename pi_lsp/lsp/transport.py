@@ -12,7 +12,7 @@ the server never holds its text as one ``str`` beside its lines (CPython stores 
 text at 4 bytes per character once a single emoji appears anywhere in it): the text's
 bytes are decoded in pieces that each end with an escaped line feed and split into
 lines piece by piece; the envelope is decoded with a marker in place of the text.
-The handler (:mod:`pi_lsp.lsp.sync`) swaps the marker for the lines with
+The handler (:mod:`pi_lsp.lsp.features.sync`) swaps the marker for the lines with
 :meth:`FullTexts.take`, while the message is handled. A piece orjson rejects (a lone
 surrogate escape) makes the whole message decode as any other. The body itself is freed
 once decoded: pygls's reader loop keeps the last body until the next message arrives
@@ -55,7 +55,7 @@ import orjson
 import pygls.io_
 import xxhash
 
-from pi_lsp.core.text import Lines, SplitText, Stored, split_lines
+from pi_lsp.core.text.lineindex import Lines, SplitText, Stored, split_lines
 
 LARGE = 1 << 20
 """Bodies from this many bytes on are looked at for a full-text append, or decoded by lines."""
@@ -263,7 +263,7 @@ def _lines(body: Body, start: int) -> tuple[SplitText, int] | None:
     ``"\\n"``, the lines of the text are those of its pieces (each piece's last, empty,
     line dropped). Line breaks escaped otherwise (``\\r``, ``\\u000a``) are split inside
     a piece; a text with no ``\\n`` is one piece. The lines are gathered as they are stored
-    (:class:`~pi_lsp.core.text.Lines`), never decoded again. Raises
+    (:class:`~pi_lsp.core.text.lineindex.Lines`), never decoded again. Raises
     :class:`orjson.JSONDecodeError` for a piece orjson rejects.
     """
     lines: list[Stored] = []

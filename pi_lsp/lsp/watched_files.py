@@ -4,7 +4,7 @@
 ``workspace/diagnostic``): the ``piLsp.sessionsFolder`` setting, else the workspace
 folders, else pi's sessions folder. :func:`ensure_watching` asks the client, once, to
 report changes of ``**/*.jsonl`` there (dynamic registration, where the client supports
-it); :mod:`pi_lsp.lsp.workspace_diagnostics` handles ``workspace/didChangeWatchedFiles``
+it); :mod:`pi_lsp.lsp.features.workspace_diagnostics` handles ``workspace/didChangeWatchedFiles``
 (the search index and the workspace diagnostics follow the files).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from pi_lsp.core.files import sessions_dir
+from pi_lsp.core.text.files import sessions_dir
 
 from .server import PiLanguageServer
 

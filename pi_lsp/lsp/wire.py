@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.findings import Finding, Span
-from pi_lsp.core.model import Analysis
-from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding, to_units
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.findings import Finding, Span
+from pi_lsp.core.text.lineindex import Encoding, to_units
+from pi_lsp.core.workspace.settings import Settings
 
 from .commands import FOR_CODE
 

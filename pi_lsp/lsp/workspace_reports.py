@@ -1,13 +1,13 @@
 """The diagnostics of the session files under the workspace's folders (server state).
 
 :class:`WorkspaceReports` is what ``workspace/diagnostic`` answers from
-(:mod:`pi_lsp.lsp.workspace_diagnostics`): per file, the diagnostics of the version a
-:class:`~pi_lsp.core.files.Stamp` (file, size and modification time) names, under one
+(:mod:`pi_lsp.lsp.features.workspace_diagnostics`): per file, the diagnostics of the version a
+:class:`~pi_lsp.core.text.files.Stamp` (file, size and modification time) names, under one
 settings generation. Files are analysed lazily (when a pull finds them stale), many at
 once in a process pool, few in the calling thread. A file that changes on disk
 (``workspace/didChangeWatchedFiles``) is re-analysed at once, from its previous analysis:
 the last :data:`HOT` such analyses are kept, so a session pi keeps appending to is
-checked from its old end only (:func:`pi_lsp.core.analysis.appended`). Nothing else of an
+checked from its old end only (:func:`pi_lsp.core.checks.analysis.appended`). Nothing else of an
 analysis is kept, so a folder of several GB costs the memory of its diagnostics.
 """
 
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.analysis import analyze_file
-from pi_lsp.core.files import Stamp, expand, stamp
-from pi_lsp.core.model import Analysis, Options
-from pi_lsp.core.settings import Settings
-from pi_lsp.core.text import Encoding
+from pi_lsp.core.checks.analysis import analyze_file
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.text.files import Stamp, expand, stamp
+from pi_lsp.core.text.lineindex import Encoding
+from pi_lsp.core.workspace.settings import Settings
 
 from .disk_reports import Report, is_session, items, report
 

@@ -15,8 +15,8 @@ from jsonschema import Draft7Validator
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_text
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.files import read_text
 from pi_lsp.lsp.wire import diagnostics, path_uri
 
 from .cli_support import run_cli
@@ -598,8 +598,8 @@ def test_a_checked_file_leaves_no_reference_cycles(path: Path) -> None:
     per file): each file's analysis and report must be freed by reference counting."""
     import gc
 
-    from pi_lsp.cli.check import check_file
-    from pi_lsp.core.settings import Settings
+    from pi_lsp.cli.commands.check import check_file
+    from pi_lsp.core.workspace.settings import Settings
 
     check_file(str(path), Settings())  # warm: caches of the first use are no garbage
     gc.collect()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.cli import migrate as migrate_cli
+from pi_lsp.cli.commands import migrate as migrate_cli
 from tests.core.pi_sessions import assistant, changed_lines, doc, entry, header, hook, user
 
 A, B, C, D, E = (c * 8 for c in "abcde")

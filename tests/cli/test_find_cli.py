@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core.search import index_file, search
+from pi_lsp.core.workspace.search import index_file, search
 
 from .cli_support import run_cli
 

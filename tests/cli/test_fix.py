@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core import autofix
+from pi_lsp.core.edits import autofix
 
 from .cli_support import run_cli
 

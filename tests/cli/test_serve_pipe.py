@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.cli.serve import PIPE_SIZE, _widen_pipe
+from pi_lsp.cli.commands.serve import PIPE_SIZE, _widen_pipe
 
 fcntl = pytest.importorskip("fcntl")
 GETSIZE = getattr(fcntl, "F_GETPIPE_SZ", None)

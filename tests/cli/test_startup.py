@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp import __version__
-from pi_lsp.core import helper
+from pi_lsp.core.checks import helper
 from tests.core.pi_sessions import assistant, doc, header, result, user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +25,7 @@ SERVER_ONLY = ("pygls", "lsprotocol", "cattrs", "asyncio", "jsonschema")
 """Packages a check of a clean file must not import (jsonschema-rs is another package)."""
 SLOW_STDLIB = ("difflib",)
 """Standard modules a check of a clean file has no use for (difflib serves ``--diff``)."""
-VIEWS = ("pi_lsp.core.describe", "pi_lsp.core.stats", "pi_lsp.core.refs", "pi_lsp.core.autofix")
+VIEWS = ("pi_lsp.core.views.describe", "pi_lsp.core.pi.stats", "pi_lsp.core.views.refs", "pi_lsp.core.edits.autofix")
 """Core modules that serve hovers, reports and repairs: a check has no use for them."""
 MARK = "--- modules ---"
 SCRIPT = f"""
@@ -88,7 +88,7 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
 ) -> None:
     done, modules = imported("check", "--format", fmt, clean_file)
     assert done.returncode == 0, done.stdout
-    assert "pi_lsp.core.analysis" in modules  # the listing is complete: the check ran
+    assert "pi_lsp.core.checks.analysis" in modules  # the listing is complete: the check ran
     assert "jsonschema_rs" in modules  # the entries were validated
     assert not top_level(modules) & set(SERVER_ONLY)
     assert not modules & set(SLOW_STDLIB)
@@ -96,7 +96,8 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
     assert not {m for m in modules if m.startswith(("pi_lsp.lsp.", "pi_lsp.cli."))} - {
         "pi_lsp.lsp.wire",
         "pi_lsp.lsp.commands",
-        "pi_lsp.cli.check",
+        "pi_lsp.cli.commands",
+        "pi_lsp.cli.commands.check",
         "pi_lsp.cli.fix",
         "pi_lsp.cli.sarif",
         "pi_lsp.cli.batch",
@@ -109,9 +110,9 @@ def test_check_of_a_clean_file_imports_no_server_and_no_jsonschema(
 
 def test_check_imports_no_repairs_unless_it_repairs(clean_file: Path) -> None:
     _, modules = imported("check", clean_file)
-    assert "pi_lsp.core.autofix" not in modules
+    assert "pi_lsp.core.edits.autofix" not in modules
     _, modules = imported("check", "--diff", clean_file)
-    assert "pi_lsp.core.autofix" in modules
+    assert "pi_lsp.core.edits.autofix" in modules
 
 
 ENTRY_ONLY = {"pi_lsp", "pi_lsp.cli", "pi_lsp.cli.pipes"}
@@ -146,7 +147,7 @@ def test_a_subcommand_alone_parses_and_errors_with_its_own_usage(clean_file: Pat
     assert done.returncode == 2
     assert done.stderr.startswith("usage: pi-lsp check ")
     assert "pi-lsp check: error: unrecognized arguments: --no-such-option" in done.stderr
-    assert "pi_lsp.cli.tree" not in modules  # only the subcommand used
+    assert "pi_lsp.cli.commands.tree" not in modules  # only the subcommand used
     done, _ = imported("no-such-command")
     assert done.returncode == 2
     assert "invalid choice: 'no-such-command'" in done.stderr

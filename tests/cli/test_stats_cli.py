@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core.stats import TOTAL_KEYS
+from pi_lsp.core.pi.stats import TOTAL_KEYS
 
 from .cli_support import run_cli
 

@@ -26,12 +26,13 @@ from typing import Any
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core import migrate, refactor
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi import migrate
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.textedit import apply_edits
 
 MIGRATABLE = ["real-v1-compactions.jsonl", "real-v1-large.jsonl", "pi-v2-hookmessage.jsonl"]
 ALL = [*MIGRATABLE, "pi-v3-branched.jsonl", "pi-v3-long.jsonl"]

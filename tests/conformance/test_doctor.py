@@ -27,13 +27,14 @@ from pi_install import PI_073, PI_16, PiRelease, find_pi, node_for, run_oracle
 from test_conformance import objects, problems, read
 
 from pi_lsp.cli import main
-from pi_lsp.core import repairs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.limits import V8_MAX_STRING
-from pi_lsp.core.migrate import UNDEFINED
-from pi_lsp.core.sent import Sent, pairing_faults
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import repairs
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.loading import UNDEFINED
+from pi_lsp.core.pi.sent import Sent, pairing_faults
+from pi_lsp.core.text.limits import V8_MAX_STRING
+from pi_lsp.core.text.textedit import apply_edits
+from pi_lsp.core.views.context_view import context_json
 
 pytestmark = pytest.mark.slow  # 42 cases, each plants and checks faults with pi 1.6 in node
 
@@ -119,7 +120,7 @@ def assert_repaired(
         assert pi["pi_accepts"] and "error" not in pi, (kind, extra, pi.get("error"))
         assert not pi_breaks(pi), (kind, extra, pi["sent"])
         leaf = extra[1] if extra else UNDEFINED
-        assert session_context(a, leaf).to_json()["sent"] == pi["sent"], (kind, extra)
+        assert context_json(session_context(a, leaf))["sent"] == pi["sent"], (kind, extra)
     pi = pi16_oracle(["load", path])
     # every entry line that was there is still there (the torn fragment never parsed)
     assert set(written_ids(before)) <= entry_ids(pi), kind
@@ -140,7 +141,7 @@ def test_fault_found_and_confirmed_by_pi(
     assert (expect["code"], expect["line"]) in {(f.code, f.span.line) for f in a.findings}
     pi = pi16_oracle(["load", path])
     if pi["pi_accepts"] and "error" not in pi:  # what pi sends, marked as pi-lsp shows it
-        assert session_context(a).to_json()["sent"] == pi["sent"]
+        assert context_json(session_context(a))["sent"] == pi["sent"]
     if kind in BREAKS_REQUEST:
         assert any(pi_breaks(pi16_oracle(["load", path, *extra])) for extra in leaves(planted))
         assert pi_breaks(pi16_oracle(["load", path, *leaves(planted)[-1]]))
@@ -223,7 +224,7 @@ def test_check_fix_many_files_at_once(
 
 @pytest.mark.parametrize("release", [PI_073, PI_16], ids=lambda r: r.label.replace(" ", ""))
 def test_v8_string_limit_is_the_one_of_pis_node(release: PiRelease) -> None:
-    """The limits of core/limits.py rest on V8's string limit in the node each pi runs on
+    """The limits of core/text/limits.py rest on V8's string limit in the node each pi runs on
     (bench/size_limits.mjs measures the loaders themselves: minutes, GBs)."""
     modules = find_pi(release, install=False)
     node = node_for(release, modules) if modules is not None else None
@@ -248,7 +249,7 @@ def test_pi_v3_long_resumes_after_check_fix(
     after = pi16_oracle(["load", path])
     assert not pi_breaks(after) and "error" not in after
     assert [e["id"] for e in after["entries"]] == [e["id"] for e in before["entries"]]
-    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    ours = context_json(session_context(analyze(read(path), path=str(path))))["sent"]
     assert ours == after["sent"]
 
 
@@ -265,5 +266,5 @@ def test_the_readme_example_sends_its_tool_result_after_check_fix(
     assert "error" not in after
     assert {"role": "toolResult", "line": 4, "toolCallId": "toolu_01"} in after["sent"]
     assert not any(m.get("synthetic") for m in after["sent"])
-    ours = session_context(analyze(read(path), path=str(path))).to_json()["sent"]
+    ours = context_json(session_context(analyze(read(path), path=str(path))))["sent"]
     assert ours == after["sent"]

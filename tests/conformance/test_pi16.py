@@ -25,13 +25,14 @@ from test_conformance import (
     sent_texts,
 )
 
-from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.migrate import UNDEFINED
-from pi_lsp.core.model import Analysis
-from pi_lsp.core.sent import pairing_faults, request, sent_json
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.loading import UNDEFINED
+from pi_lsp.core.pi.sent import pairing_faults, request, sent_json
+from pi_lsp.core.text.textedit import apply_edits
+from pi_lsp.core.views.context_view import context_json
 
 pytestmark = pytest.mark.slow  # 47 cases, each runs pi 1.6 in node several times
 
@@ -124,7 +125,7 @@ def test_sample_branch_agrees(sample16: dict[str, Any], pi16_oracle: Oracle) -> 
     assert last["type"] == "branch_summary" and last["line"] == a.tree.leaf
     assert last["fromId"] == left
     assert parent_lines(pi["entries"])[a.tree.leaf] == a.tree.ids[ids["u2"]]
-    ours = session_context(a).to_json()
+    ours = context_json(session_context(a))
     assert sent_texts(ours) == sent_texts(pi["context"])
     assert problems(a) == []
 

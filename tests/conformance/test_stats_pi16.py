@@ -17,8 +17,8 @@ import pytest
 from pi_install import PI_16, node_for
 
 from pi_lsp.cli import main
-from pi_lsp.core.stats import TOTAL_KEYS, money, read_file
-from pi_lsp.core.stats_report import build, groups
+from pi_lsp.core.pi.stats import TOTAL_KEYS, money, read_file
+from pi_lsp.core.workspace.stats_report import build, groups
 
 pytestmark = pytest.mark.slow  # each runs pi 1.6 in node over whole sessions
 

@@ -1,4 +1,4 @@
-"""The analysis pipeline (core/analysis.py): the header and version it finds, the slim
+"""The analysis pipeline (core/checks/analysis.py): the header and version it finds, the slim
 values of long lines, and the parses it reuses."""
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pi_lsp.core.analysis as analysis_module
-import pi_lsp.core.lines as lines_module
-from pi_lsp.core import links, refs
-from pi_lsp.core.analysis import analyze, analyze_file
-from pi_lsp.core.lines import Kind, LineInfo
-from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
-from pi_lsp.core.pairing import message_of
-from pi_lsp.core.sent import entry_calls
+import pi_lsp.core.checks.analysis as analysis_module
+import pi_lsp.core.checks.line_checks as line_checks_module
+import pi_lsp.core.entries.lines as lines_module
+import pi_lsp.core.entries.slim as slim_module
+from pi_lsp.core.checks import gcpause, links
+from pi_lsp.core.checks.analysis import analyze, analyze_file
+from pi_lsp.core.checks.pairing import message_of
+from pi_lsp.core.entries.lines import Kind, LineInfo
+from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled, Options
+from pi_lsp.core.pi.sent import entry_calls
+from pi_lsp.core.views import refs
 
 from .pi_sessions import assistant, doc, entry, header, js, result, user
 
@@ -130,7 +133,7 @@ def test_below_blank_lines_a_header_is_read_before_the_rest_is_parsed(
     # one pass: the version comes from the header alone, so the entries are parsed and
     # checked line by line instead of all parsed first
     events: list[tuple[str, str]] = []
-    parse, parse_stored, check = lines_module.parse, lines_module.parse_stored, lines_module.check
+    parse, parse_stored, check = lines_module.parse, lines_module.parse_stored, line_checks_module.check
 
     def parsing(text: str, **kwargs: bool) -> LineInfo:
         events.append(("parse", text))
@@ -264,13 +267,13 @@ def test_slim_copies_only_the_containers_on_a_path_to_a_cut() -> None:
         "usage": {"input": 1},
     }
     before = json.loads(json.dumps(value))
-    slim = analysis_module._slim(value)
+    slim = slim_module.slim_value(value)
     assert value == before  # nothing cut in place: the value may be another analysis's
     assert slim["message"]["content"][0]["text"] == long[:SLIM_KEEP]
     assert slim["label"] == long  # no text key: kept whole
     assert slim["usage"] is value["usage"] and slim["message"]["content"][1] is value["message"]["content"][1]
     untouched = {"type": "message", "message": {"role": "user", "content": "short"}}
-    assert analysis_module._slim(untouched) is untouched
+    assert slim_module.slim_value(untouched) is untouched
 
 
 def _reference_slim(value: Any, key: str | None = None, free: bool = False) -> Any:
@@ -278,15 +281,15 @@ def _reference_slim(value: Any, key: str | None = None, free: bool = False) -> A
     key, or anywhere in a free-form value) longer than SLIM_KEEP is cut."""
     if isinstance(value, dict):
         return {
-            k: _reference_slim(v, k, free or k in analysis_module._FREE_KEYS)
+            k: _reference_slim(v, k, free or k in slim_module._FREE_KEYS)
             for k, v in value.items()
         }
     if isinstance(value, list):
         return [_reference_slim(v, key, free) for v in value]
     if isinstance(value, str) and len(value) > SLIM_KEEP and (
-        free or key in analysis_module._TEXT_KEYS
+        free or key in slim_module._TEXT_KEYS
     ):
-        return analysis_module._cut(value)
+        return slim_module._cut(value)
     return value
 
 
@@ -308,24 +311,24 @@ def _long_texts(value: Any, key: str | None = None, free: bool = False) -> int:
     """How many texts longer than SLIM_KEEP ``value`` holds (see ``_reference_slim``)."""
     if isinstance(value, dict):
         return sum(
-            _long_texts(v, k, free or k in analysis_module._FREE_KEYS) for k, v in value.items()
+            _long_texts(v, k, free or k in slim_module._FREE_KEYS) for k, v in value.items()
         )
     if isinstance(value, list):
         return sum(_long_texts(v, key, free) for v in value)
     long = isinstance(value, str) and len(value) > SLIM_KEEP
-    return int(long and (free or key in analysis_module._TEXT_KEYS))
+    return int(long and (free or key in slim_module._TEXT_KEYS))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(_SLIM_KEYS, _SLIM_VALUES, max_size=4))
 def test_slim_cuts_every_long_text_and_copies_nothing_else(value: dict[str, Any]) -> None:
     before = json.dumps(value)
-    slim = analysis_module._slim(value)
+    slim = slim_module.slim_value(value)
     assert slim == _reference_slim(value)
     assert json.dumps(value) == before  # nothing cut in place
     assert (slim is value) == (_long_texts(value) == 0)  # copied only on a path to a cut
     for k, v in value.items():
-        if isinstance(v, dict | list) and _long_texts(v, k, k in analysis_module._FREE_KEYS) == 0:
+        if isinstance(v, dict | list) and _long_texts(v, k, k in slim_module._FREE_KEYS) == 0:
             assert slim[k] is v
 
 
@@ -438,12 +441,12 @@ def test_what_an_analysis_built_is_frozen_until_collect_frozen() -> None:
     it back to the collector."""
     import gc
 
-    analysis_module.collect_frozen()
+    gcpause.collect_frozen()
     a = analyze(doc(header(), user("a1", None), user("a2", "a1")))
     try:
         assert gc.get_freeze_count() > 0
         assert all(o is not a.infos for o in gc.get_objects())
     finally:
-        analysis_module.collect_frozen()
+        gcpause.collect_frozen()
     assert gc.get_freeze_count() == 0
     assert any(o is a.infos for o in gc.get_objects())

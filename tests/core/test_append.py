@@ -24,12 +24,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core import analysis as pipeline
-from pi_lsp.core import context, links
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document
-from pi_lsp.core.model import Analysis, Options
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.checks import analysis as pipeline
+from pi_lsp.core.checks import links
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.pi import context
+from pi_lsp.core.text.lineindex import split_lines
 
 from .pi_sessions import assistant, entry, header, js, result, user
 
@@ -140,17 +141,17 @@ def same(got: Analysis, fresh: Analysis) -> None:
 
 
 class Counting:
-    """Counts the lines :meth:`pipeline._Lines.checked` checks (patched in)."""
+    """Counts the lines :meth:`pipeline._LinePass.checked` checks (patched in)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.starts: list[int] = []
-        original = pipeline._Lines.checked
+        original = pipeline._LinePass.checked
 
         def checked(run: Any, ctx: Any, parsed: Any, start: int = 0) -> Any:
             self.starts.append(start)
             return original(run, ctx, parsed, start)
 
-        monkeypatch.setattr(pipeline._Lines, "checked", checked)
+        monkeypatch.setattr(pipeline._LinePass, "checked", checked)
 
 
 class Extended:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import autofix, doctor, repairs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import TextEdit, delete_lines
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import autofix, doctor, repairs
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.textedit import TextEdit, delete_lines
 
 from .pi_sessions import SID, TS, assistant, doc, entry, header, hook, js, result, user
 

@@ -1,7 +1,7 @@
 """The whole-file repair (``check --fix``) never makes the context worse (issue 43).
 
-After :func:`pi_lsp.core.autofix.repair`, every tool result pi sent for the resumed leaf
-before (paired with its call, as :mod:`pi_lsp.core.sent` computes the request) is still
+After :func:`pi_lsp.core.edits.autofix.repair`, every tool result pi sent for the resumed leaf
+before (paired with its call, as :mod:`pi_lsp.core.pi.sent` computes the request) is still
 sent, with the same ``toolCallId`` and the same content, and every entry the file held is
 still there (ids and links aside: the repairs renumber and re-point them); and pi-ai
 answers no call with "No result provided" whose result is in the file unless it did so
@@ -23,12 +23,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core import autofix
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.lines import Kind
-from pi_lsp.core.model import Analysis
-from pi_lsp.core.sent import pairing_faults, request
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import autofix
+from pi_lsp.core.entries.lines import Kind
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.sent import pairing_faults, request
 from tests.robustness.settings import bounded
 
 from .pi_sessions import assistant, doc, entry, header, js, result, user

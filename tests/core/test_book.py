@@ -1,4 +1,4 @@
-"""The book dialect's own checks (pi_lsp.core.book): header notice, tool ids, summarized ids.
+"""The book dialect's own checks (pi_lsp.core.checks.book): header notice, tool ids, summarized ids.
 
 ``tests/data/book-from-doc.jsonl`` is written from the examples of
 ``seeds/session-file-format-book.txt`` (24.5.x): the thinking entry is a sibling of the
@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import book
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.codes import CODES
-from pi_lsp.core.findings import Finding, Severity, Span
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks import book
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.codes import CODES
+from pi_lsp.core.text.findings import Finding, Severity, Span
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = (DATA / "book-from-doc.jsonl").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Conversion of book-dialect files to pi v3 (pi_lsp.core.book_convert).
+"""Conversion of book-dialect files to pi v3 (pi_lsp.core.edits.book_convert).
 
 The converted text must analyse clean with pi-lsp's own analysis, keep the tree, the
 order and the leaf, and (where node and pi 0.73.1 are available) load in pi's own
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits.book_convert import CUSTOM_TYPE, NotBookError, convert, convert_text
+from pi_lsp.core.entries.model import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

@@ -1,4 +1,4 @@
-"""Every finding the core emits is declared in ``core/codes.py``, with a declared severity.
+"""Every finding the core emits is declared in ``core/text/codes.py``, with a declared severity.
 
 Two ways: in the source, every ``Finding(...)`` / ``Issue(...)`` built with a literal code
 names a code of :data:`CODES`, and a literal severity is one declared for it; and on every
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.codes import CODES
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.codes import CODES
+from pi_lsp.core.text.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT.parent / "shared" / "fixtures"
@@ -48,7 +48,7 @@ def _as_written(tree: ast.AST) -> list[ast.AST]:
 def _built_findings() -> list[tuple[str, int, str, str | None]]:
     """(module, line, code, severity name or None) of each literal Finding/Issue in core."""
     out = []
-    for path in sorted((ROOT / "pi_lsp" / "core").glob("*.py")):
+    for path in sorted((ROOT / "pi_lsp" / "core").rglob("*.py")):
         for node in _as_written(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                 continue

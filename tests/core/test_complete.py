@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from pi_lsp.core import schema_info
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.complete import Context, Item, completions, value_context
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.schemas import schema_info
+from pi_lsp.core.views.complete import Item, ValueSlot, completions, value_context
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import assistant, doc, header, user
@@ -130,7 +130,7 @@ def test_block_type_follows_the_role_when_the_line_parses() -> None:
 # --- where the cursor is --------------------------------------------------------------
 
 
-def _at_end(text: str) -> Context | None:
+def _at_end(text: str) -> ValueSlot | None:
     return value_context(text, len(text))
 
 
@@ -138,41 +138,41 @@ def _at_end(text: str) -> Context | None:
     ("text", "expected"),
     [
         # an unquoted value: the span is empty, at the cursor
-        ('{"parentId":', Context(("parentId",), False, 12, 12, None)),
-        ('{"type":"label","targetId":', Context(("targetId",), False, 27, 27, "label")),
+        ('{"parentId":', ValueSlot(("parentId",), False, 12, 12, None)),
+        ('{"type":"label","targetId":', ValueSlot(("targetId",), False, 27, 27, "label")),
         # the entry type is the top-level one, not a nested "type" or another field's value
         (
             '{"type":"message","id":"x","message":{"role":"user","content":[{"type":"',
-            Context(("message", "content", 0, "type"), True, 72, 72, "message"),
+            ValueSlot(("message", "content", 0, "type"), True, 72, 72, "message"),
         ),
         (
             '{"id":"x","message":{"type":"a","role":"',
-            Context(("message", "role"), True, 40, 40, None),
+            ValueSlot(("message", "role"), True, 40, 40, None),
         ),
         # arrays: the first element and the ones after a comma
-        ('{"a":["', Context(("a", 0), True, 7, 7, None)),
-        ('{"a":["x","', Context(("a", 1), True, 11, 11, None)),
-        ('{"a":{"b":1},"c":"', Context(("c",), True, 18, 18, None)),
-        ('{"x":{"a":{"b":1},"c":"', Context(("x", "c"), True, 23, 23, None)),
+        ('{"a":["', ValueSlot(("a", 0), True, 7, 7, None)),
+        ('{"a":["x","', ValueSlot(("a", 1), True, 11, 11, None)),
+        ('{"a":{"b":1},"c":"', ValueSlot(("c",), True, 18, 18, None)),
+        ('{"x":{"a":{"b":1},"c":"', ValueSlot(("x", "c"), True, 23, 23, None)),
         # an unterminated string whose last character is an escaped quote is still open
-        ('{"a":"x\\"', Context(("a",), True, 6, 9, None)),
-        ('{"a":"\\"', Context(("a",), True, 6, 8, None)),
-        ('{"a":"\\\\\\"', Context(("a",), True, 6, 10, None)),
+        ('{"a":"x\\"', ValueSlot(("a",), True, 6, 9, None)),
+        ('{"a":"\\"', ValueSlot(("a",), True, 6, 8, None)),
+        ('{"a":"\\\\\\"', ValueSlot(("a",), True, 6, 10, None)),
         # what stands before the line's object does not count
-        ('"stray" {"a":"', Context(("a",), True, 14, 14, None)),
-        ('1, {"a":"', Context(("a",), True, 9, 9, None)),
+        ('"stray" {"a":"', ValueSlot(("a",), True, 14, 14, None)),
+        ('1, {"a":"', ValueSlot(("a",), True, 9, 9, None)),
         # a key that is not valid JSON is taken as written
-        ('{"a\\q":"', Context(("a\\q",), True, 8, 8, None)),
+        ('{"a\\q":"', ValueSlot(("a\\q",), True, 8, 8, None)),
     ],
 )
-def test_the_value_at_the_end_of_a_half_typed_line(text: str, expected: Context) -> None:
+def test_the_value_at_the_end_of_a_half_typed_line(text: str, expected: ValueSlot) -> None:
     assert _at_end(text) == expected
 
 
 @pytest.mark.parametrize("after", ["", ",", "}", "]", "  ,", "\t}", ',"b":1}', "},", "]}"])
 def test_an_empty_value_before_a_separator_is_completed(after: str) -> None:
     line = '{"a":' + after
-    assert value_context(line, 5) == Context(("a",), False, 5, 5, None)
+    assert value_context(line, 5) == ValueSlot(("a",), False, 5, 5, None)
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,7 @@ def test_no_value_is_being_typed(text: str) -> None:
 
 
 def test_inside_an_empty_string_the_span_is_empty() -> None:
-    assert value_context('{"a":""', 6) == Context(("a",), True, 6, 6, None)
+    assert value_context('{"a":""', 6) == ValueSlot(("a",), True, 6, 6, None)
 
 
 @pytest.mark.parametrize("after", ['"', "x", ":"])

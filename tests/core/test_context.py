@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.pi.context import (
     ContextMessage,
     SessionContext,
     build_context,
@@ -17,7 +17,8 @@ from pi_lsp.core.context import (
     llm_text,
     session_context,
 )
-from pi_lsp.core.migrate import UNDEFINED
+from pi_lsp.core.pi.loading import UNDEFINED
+from pi_lsp.core.views.context_view import context_json, message_title
 
 from .pi_sessions import TS, assistant, doc, entry, header, hook, js, result, user
 
@@ -281,7 +282,7 @@ def test_llm_text_wraps_as_convert_to_llm() -> None:
             "cancelled": False, "truncated": False, "excludeFromContext": True, "timestamp": 1}),
         entry("compaction", F, E, summary="sum", firstKeptEntryId=A, tokensBefore=1),
     )
-    out = session_context(analyze(text)).to_json()
+    out = context_json(session_context(analyze(text)))
     texts = [(m["role"], m["text"]) for m in out["messages"]]
     assert texts[0] == (
         "compactionSummary",
@@ -332,7 +333,7 @@ def test_a_message_entry_whose_message_is_no_object_gives_it_as_it_is() -> None:
     ctx = session_context(analyze(doc(*lines)))
     assert [m.message for m in ctx.messages][1:] == values
     assert [m.role for m in ctx.messages] == ["user", None, None, None, None]
-    assert ctx.messages[1].title == "(not a message)" and ctx.messages[1].text is None
+    assert message_title(ctx.messages[1]) == "(not a message)" and ctx.messages[1].text is None
 
 
 def test_duplicate_ids_resolve_to_the_last_entry() -> None:
@@ -364,7 +365,7 @@ def test_v2_hook_message_becomes_custom() -> None:
 def test_tool_results_and_json_shape() -> None:
     text = doc(header(), user(A, None), assistant(B, A, calls=("t",)), result(C, B, "t"))
     ctx = session_context(analyze(text))
-    out = ctx.to_json()
+    out = context_json(ctx)
     assert out["thinkingLevel"] == "off"
     assert out["model"] == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
     assert [m["role"] for m in out["messages"]] == ["user", "assistant", "toolResult"]
@@ -376,8 +377,8 @@ def test_missing_values_are_undefined_not_errors() -> None:
     text = doc(header(), entry("thinking_level_change", A, None), entry("model_change", B, A))
     ctx = session_context(analyze(text))
     assert ctx.thinking_level is UNDEFINED
-    assert ctx.to_json()["thinkingLevel"] is None
-    assert ctx.to_json()["model"] == {"provider": None, "modelId": None}
+    assert context_json(ctx)["thinkingLevel"] is None
+    assert context_json(ctx)["model"] == {"provider": None, "modelId": None}
     assert ctx.model == {"provider": UNDEFINED, "modelId": UNDEFINED}  # pi's undefined
     turn = js({"type": "message", "id": C, "parentId": B, "timestamp": TS,
                "message": {"role": "assistant", "content": [], "timestamp": 1}})
@@ -399,7 +400,7 @@ def test_json_names_the_edit_and_why_a_message_is_dropped() -> None:
         bash(C, B, excludeFromContext=True),
         hook(D, C),  # a v2 role pi 1.6 does not know: convertToLlm leaves it out
     )
-    out = session_context(analyze(text)).to_json()["messages"]
+    out = context_json(session_context(analyze(text)))["messages"]
     assert [m.get("edited") for m in out] == [2, None, None]
     assert "edited" not in out[1] and "edited" not in out[2]
     assert out[1]["dropped"].startswith("excludeFromContext")
@@ -409,7 +410,7 @@ def test_json_names_the_edit_and_why_a_message_is_dropped() -> None:
 
 def test_json_of_an_empty_session_has_no_leaf() -> None:
     ctx = session_context(analyze(doc(header())))
-    out = ctx.to_json()
+    out = context_json(ctx)
     assert out["leaf"] is None and out["messages"] == []
     assert not ctx.cycle  # `pi-lsp context` warns of a cycle only when there is one
 

@@ -7,9 +7,9 @@ summarised the target away). Line 0 is the header unless a case says otherwise.
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.context_edits import EditEffect, compactions, effect, newest_compaction
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.context_edits import EditEffect, compactions, effect, newest_compaction
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.describe import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.describe import (
     TITLE_LIMIT,
     clip,
     content_preview,
@@ -15,7 +15,7 @@ from pi_lsp.core.describe import (
     entry_title,
     session_totals,
 )
-from pi_lsp.core.hovers import hover_at
+from pi_lsp.core.views.hovers import hover_at
 
 from .features_sample import LINES, PATH, TEXT
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.describe import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.describe import (
     clip,
     clip_tail,
     content_preview,

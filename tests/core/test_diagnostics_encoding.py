@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_text
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.files import read_text
+from pi_lsp.core.text.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

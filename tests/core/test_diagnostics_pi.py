@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.findings import Severity
 
 from .pi_sessions import SID, assistant, doc, entry, header, result, user
 

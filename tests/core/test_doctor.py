@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import doctor, repairs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.model import Analysis
-from pi_lsp.core.sent import NO_RESULT, pairing_faults, request
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import doctor, repairs
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.pi.sent import NO_RESULT, pairing_faults, request
+from pi_lsp.core.text.textedit import apply_edits
 
 from .pi_sessions import assistant, changed_lines, doc, entry, header, js, result, user
 from .test_repairs import apply_fix, offered

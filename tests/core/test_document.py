@@ -1,4 +1,4 @@
-"""An open document (pi_lsp.core.document): what it keeps when opened, its text after changes."""
+"""An open document (pi_lsp.core.checks.document): what it keeps when opened, its text after changes."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-import pi_lsp.core.analysis as analysis_module
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Options
-from pi_lsp.core.text import split_lines
+import pi_lsp.core.checks.analysis as analysis_module
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.entries.model import Options
+from pi_lsp.core.text.lineindex import split_lines
 
 from .pi_sessions import doc, header, user
 
@@ -382,7 +382,7 @@ def test_a_run_after_a_cancelled_one_checks_only_the_lines_it_did_not(
 def test_an_analysis_that_finishes_after_a_change_is_kept_but_not_returned(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import pi_lsp.core.document as document_module
+    import pi_lsp.core.checks.document as document_module
 
     doc = Document.open("u", "a\nb\nc", 1, None, Options())
     assert doc.analysis.text is doc.text

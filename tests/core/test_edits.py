@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core import edits as E
-from pi_lsp.core.edits import TextEdit, apply_edits
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.text import textedit as E
+from pi_lsp.core.text.lineindex import split_lines
+from pi_lsp.core.text.textedit import TextEdit, apply_edits
 
 # ------------------------------------------------------------------------------ apply_edits
 

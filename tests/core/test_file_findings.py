@@ -1,4 +1,4 @@
-"""What the findings about the file itself say (pi_lsp.core.file_findings): the header's
+"""What the findings about the file itself say (pi_lsp.core.checks.file_findings): the header's
 version, the file name, misplaced headers, lines pi cannot read, as pi 0.73.1 and 1.6 read
 them (the version tests follow pi 0.73.1's ``migrateToCurrentVersion``: ``version ?? 1``
 compared with ``>= 3``, ``< 2`` and ``< 3`` as JavaScript compares)."""
@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.file_findings import line_findings
-from pi_lsp.core.findings import Finding, Severity
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.file_findings import line_findings
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.findings import Finding, Severity
 
 from .pi_sessions import SID, assistant, doc, entry, header, js, user
 

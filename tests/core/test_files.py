@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.files import (
+from pi_lsp.core.text.files import (
     cannot_read,
     decode,
     expand,
@@ -18,7 +18,7 @@ from pi_lsp.core.files import (
     session_id_in_name,
     sessions_dir,
 )
-from pi_lsp.core.text import split_lines
+from pi_lsp.core.text.lineindex import split_lines
 
 
 def test_decode_keeps_undecodable_bytes_as_lone_surrogates() -> None:

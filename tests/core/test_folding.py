@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.describe import entry_title
-from pi_lsp.core.folding import Fold, turn_folds
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.describe import entry_title
+from pi_lsp.core.views.folding import Fold, turn_folds
 
 from .pi_sessions import assistant, doc, entry, header, user
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Finding, Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.findings import Finding, Severity
 from tests.core.pi16 import find_pi16, module_url, run
 from tests.core.pi_sessions import assistant, header, js, user
 from tests.core.test_schemas import DELETE, _with

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.header import read_header, whole_number
-from pi_lsp.core.lines import Kind, LineInfo
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.header import read_header, whole_number
+from pi_lsp.core.entries.lines import Kind, LineInfo
 
 from .pi_sessions import SID, doc, header, js, user
 

@@ -1,4 +1,4 @@
-"""The line checks of a one-shot analysis on a forked helper (core/helper.py): the same
+"""The line checks of a one-shot analysis on a forked helper (core/checks/helper.py): the same
 findings as one process, taken only when the helper read what the analysis read."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import helper
-from pi_lsp.core.analysis import analyze, analyze_file, line_issues
-from pi_lsp.core.files import read_lines
-from pi_lsp.core.model import Analysis, Options
+from pi_lsp.core.checks import helper
+from pi_lsp.core.checks.analysis import analyze, analyze_file, line_issues
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.text.files import read_lines
 
 from .pi_sessions import assistant, doc, header, hook, js, result, user
 

@@ -1,4 +1,4 @@
-"""Hover texts (pi_lsp.core.hovers): what a hover says about entries, links, keys and the header."""
+"""Hover texts (pi_lsp.core.views.hovers): what a hover says about entries, links, keys and the header."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.hovers import code, hover_at, md_escape, path_split_text
-from pi_lsp.core.limits import heaviest_text
-from pi_lsp.core.model import Analysis, Options
-from pi_lsp.core.stats import analysis_stats
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis, Options
+from pi_lsp.core.pi.stats import analysis_stats
+from pi_lsp.core.views.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import TS, assistant, doc, entry, header, js, result, user

@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import pi_lsp.core.files as files_module
-from pi_lsp.core import refs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.files import read_lines, read_text
-from pi_lsp.core.model import Analysis, Cancelled, Options
-from pi_lsp.core.text import Encoding, from_units, split_lines, units
+import pi_lsp.core.text.files as files_module
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.entries.model import Analysis, Cancelled, Options
+from pi_lsp.core.text.files import read_lines, read_text
+from pi_lsp.core.text.lineindex import Encoding, from_units, split_lines, units
+from pi_lsp.core.views import refs
 
 from .pi_sessions import doc as doc_text
 from .pi_sessions import header, js, user
@@ -283,12 +283,12 @@ def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatc
     """An edit inside the file keeps the previous results of every other line without a
     pass over them; one that reaches the last entry, or changes more lines than the
     limit, checks the whole text. Both equal a fresh analysis."""
-    import pi_lsp.core.analysis as analysis_module
+    import pi_lsp.core.checks.analysis as analysis_module
 
     text = "\n".join(TEXTS[0].split("\n")[:1] + POOL * 3) + "\n"
     doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
     doc.analysis  # noqa: B018 - computes it
-    whole = analysis_module._Lines.checked
+    whole = analysis_module._LinePass.checked
     passes: list[int] = []
 
     def counted(self: object, *args: object, **kwargs: object) -> object:
@@ -299,9 +299,9 @@ def test_an_edit_checks_only_the_lines_it_changed(monkeypatch: pytest.MonkeyPatc
         """Apply a change; how many passes over every line its analysis made."""
         doc.apply_change(start, end, new, "utf-16")
         passes.clear()
-        monkeypatch.setattr(analysis_module._Lines, "checked", counted)
+        monkeypatch.setattr(analysis_module._LinePass, "checked", counted)
         doc.analysis  # noqa: B018
-        monkeypatch.setattr(analysis_module._Lines, "checked", whole)
+        monkeypatch.setattr(analysis_module._LinePass, "checked", whole)
         check_same(doc, doc.source)
         return len(passes)
 
@@ -324,7 +324,7 @@ def test_lines_pi_skips_moving_the_entries_need_no_link_check(
     """A blank or unparseable line inserted or removed between the entries of a session
     whose links are sound moves every later entry, yet its links stay sound: they are not
     checked again. A line that parses, or a session with a link finding, is checked."""
-    import pi_lsp.core.links as links_module
+    import pi_lsp.core.checks.links as links_module
 
     text = (DATA / "fixed" / name).read_bytes().decode()
     doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
@@ -373,7 +373,7 @@ def test_a_cancelled_analysis_is_resumed_with_its_finished_lines() -> None:
         calls += 1
         return True
 
-    import pi_lsp.core.analysis as analysis_module
+    import pi_lsp.core.checks.analysis as analysis_module
 
     tick, analysis_module._TICK = analysis_module._TICK, 2000
     try:
@@ -422,7 +422,7 @@ def test_the_last_analysis_answers_while_the_same_text_is_reanalysed() -> None:
         started.set()
         release.wait(30)
 
-    import pi_lsp.core.analysis as analysis_module
+    import pi_lsp.core.checks.analysis as analysis_module
 
     tick, analysis_module._TICK = analysis_module._TICK, 2000
     try:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core.jsonl import locate, member_keys, parse_deep, parse_line, skip_value
+from pi_lsp.core.text.jsonl import locate, member_keys, parse_deep, parse_line, skip_value
 
 # ----------------------------------------------------------------------------- parse_line
 

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from pi_lsp.core.jsonl import Location, ParseError, locate, member_keys, parse_deep, parse_line
+from pi_lsp.core.text.jsonl import Location, ParseError, locate, member_keys, parse_deep, parse_line
 
 
 def test_a_constant_json_parse_refuses_is_named_at_its_column() -> None:
@@ -187,8 +187,8 @@ def test_a_blank_line_holds_nothing_at_any_path(text: str, path: tuple[str | int
 
 def test_a_session_line_with_a_number_of_5000_digits_is_no_parse_error() -> None:
     # JSON.parse (so pi) reads the line: no PI001, and a deep line is no crash either
-    from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.model import Options
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.entries.model import Options
 
     header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}'
     entry = (

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.jsontext import MAX_DEPTH, clip_json, dumps, stringify
+from pi_lsp.core.text.jsontext import MAX_DEPTH, clip_json, dumps, stringify
 
 
 def _nested_lists(depth: int) -> list[Any]:

@@ -1,4 +1,4 @@
-"""PI500 graded by pi's loader limits (core/limits.py), and the heaviest entries in the
+"""PI500 graded by pi's loader limits (core/text/limits.py), and the heaviest entries in the
 header's hover and code lens."""
 
 from __future__ import annotations
@@ -7,13 +7,15 @@ import json
 
 import pytest
 
-from pi_lsp.core import limits
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.hovers import hover_at
-from pi_lsp.core.lens import code_lenses
-from pi_lsp.core.model import Options
-from pi_lsp.core.text import pack
+from pi_lsp.core.checks import sizes
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Options
+from pi_lsp.core.text import limits
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.lineindex import pack
+from pi_lsp.core.views.hovers import heaviest_text, hover_at
+from pi_lsp.core.views.lens import code_lenses
+from pi_lsp.core.views.numbering import numbered
 
 from .pi_sessions import TS, assistant, doc, header, user
 
@@ -85,14 +87,26 @@ def test_file_near_pi_073s_limit_warns_on_the_header(small_limits: None) -> None
 
 def test_small_file_gets_no_file_warning() -> None:
     a = analyze(doc(header(), user(A, None), assistant(B, A)))
-    assert limits.check(a) == [] and limits.heaviest_text(a) is None
+    assert sizes.check(a) == [] and heaviest_text(a) is None
+
+
+def test_heaviest_entries_follow_the_text_being_read() -> None:
+    """Rendered from the analysis of an older text, the hover and lens name the lines
+    the reader sees (two lines were inserted above them since)."""
+    text = doc(header(), user(A, None), image_entry(B, A, 3000, images=3), image_entry(C, B, 1500))
+    a = analyze(text, options=Options(large_line=1000))
+    with numbered(lambda line: line + 2 if line > 0 else line):
+        summary = heaviest_text(a)
+        titles = [lens.title for lens in code_lenses(a) if lens.line == 0]
+    moved = "largest entries: line 5: 0.0 MiB (3 images); line 6: 0.0 MiB (1 image)"
+    assert summary == moved and moved in titles
 
 
 def test_heaviest_entries_in_hover_and_lens() -> None:
     text = doc(header(), user(A, None), image_entry(B, A, 3000, images=3), image_entry(C, B, 1500))
     a = analyze(text, options=Options(large_line=1000))
     summary = "largest entries: line 3: 0.0 MiB (3 images); line 4: 0.0 MiB (1 image)"
-    assert limits.heaviest_text(a) == summary
+    assert heaviest_text(a) == summary
     hover = hover_at(a, 0, 0)
     assert hover is not None and hover.markdown.endswith(f"- {summary}")
     assert summary in [lens.title for lens in code_lenses(a) if lens.line == 0]
@@ -179,7 +193,7 @@ def test_heaviest_counts_image_blocks_of_messages_and_custom_messages() -> None:
         json.dumps(text_and_image, separators=(",", ":")),
         json.dumps(custom, separators=(",", ":")),
     )
-    top = limits.heaviest(analyze(text))
+    top = sizes.heaviest(analyze(text))
     assert [w.describe() for w in top] == [
         "line 4: 0.0 MiB (2 images)",
         "line 3: 0.0 MiB (1 image)",
@@ -197,8 +211,8 @@ def test_heaviest_are_the_longest_lines_not_the_last_ones() -> None:
         image_entry("e" * 8, "d" * 8, 15_000),
     )
     a = analyze(text, options=Options(large_line=5000))
-    assert [w.line for w in limits.heaviest(a)] == [2, 4, 5]
-    assert [w.line for w in limits.heaviest(analyze(text))] == [2, 4, 5]
+    assert [w.line for w in sizes.heaviest(a)] == [2, 4, 5]
+    assert [w.line for w in sizes.heaviest(analyze(text))] == [2, 4, 5]
 
 
 def test_no_largest_entries_line_when_no_entry_is_large() -> None:
@@ -206,7 +220,7 @@ def test_no_largest_entries_line_when_no_entry_is_large() -> None:
     text = doc(header(), "x" * 3000)
     a = analyze(text, options=Options(large_line=1000))
     assert [(f.code, f.span.line) for f in a.findings if f.code == "PI500"] == [("PI500", 1)]
-    assert limits.heaviest_text(a) is None
+    assert heaviest_text(a) is None
     hover = hover_at(a, 0, 0)
     assert hover is not None and "largest" not in hover.markdown
 

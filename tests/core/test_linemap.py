@@ -7,7 +7,7 @@ line it still is (or None once written), edited by slice replacement.
 
 from __future__ import annotations
 
-from pi_lsp.core.linemap import LineChange, LineMap
+from pi_lsp.core.text.linemap import LineChange, LineMap
 
 
 def model(lines: int, edits: list[LineChange]) -> list[int | None]:

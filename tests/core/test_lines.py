@@ -1,4 +1,4 @@
-"""One line on its own (:mod:`pi_lsp.core.lines`): what it is, and what is wrong with it.
+"""One line on its own (:mod:`pi_lsp.core.entries.lines`): what it is, and what is wrong with it.
 
 The line-local findings (PI001 for a bad byte, PI003, PI004, PI100 for space before the
 header, PI200, PI201, PI301, PI302) are read here in full: the message a user sees, its
@@ -8,30 +8,36 @@ severity and the text it points at.
 from __future__ import annotations
 
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from pi_lsp.core import limits, lines, schema
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.lines import Context, Kind
-from pi_lsp.core.text import pack, plain, unpack
+from pi_lsp.core.checks import line_checks
+from pi_lsp.core.entries import lines
+from pi_lsp.core.entries.lines import Kind, LineRules
+from pi_lsp.core.schemas import schema
+from pi_lsp.core.text import limits
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.lineindex import pack, plain, unpack
 
 from .pi_sessions import TS, assistant, entry, header, hook, js, user
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
-V3 = Context("pi", 3)
+V3 = LineRules("pi", 3)
 UNUSABLE = (
     "pi keeps it as an entry it cannot use (no type, no id: nothing links to it); as the "
     "last line it becomes the leaf and pi resumes with an empty context"
 )
 
 
-def issues(text: str, ctx: Context = V3, **where: bool) -> list[tuple[str, Severity, str, str]]:
+def issues(text: str, ctx: LineRules = V3, **where: bool) -> list[tuple[str, Severity, str, str]]:
     """Each finding of the line: code, severity, the text it points at, message."""
     info = lines.parse(text, **where)
     return [
-        (i.code, i.severity, text[i.start : i.end], i.message) for i in lines.check(text, info, ctx)
+        (i.code, i.severity, text[i.start : i.end], i.message) for i in line_checks.check(text, info, ctx)
     ]
 
 
@@ -102,14 +108,14 @@ def test_space_json_parse_rejects_at_the_edges_of_the_file() -> None:
 
 
 def test_space_names() -> None:
-    assert lines.space_names("\u00a0 \t\r\n\u00a0\u2028\u3000") == (
+    assert line_checks.space_names("\u00a0 \t\r\n\u00a0\u2028\u3000") == (
         "U+00A0 (a no-break space), U+2028 (a line separator), U+3000 (whitespace)"
     )
-    assert lines.space_names("\x0b\x0c\u2029\ufeff") == (
+    assert line_checks.space_names("\x0b\x0c\u2029\ufeff") == (
         "U+000B (a vertical tab), U+000C (a form feed), U+2029 (a paragraph separator), "
         "U+FEFF (a byte-order mark)"
     )
-    assert lines.space_names(" \t") == ""
+    assert line_checks.space_names(" \t") == ""
 
 
 # ----------------------------------------------------------------------------- glued entries
@@ -262,9 +268,9 @@ CRASHED = " (pi 0.73.1 and older crashed on it, and the session did not open)"
 def test_a_line_that_is_no_object(text: str, what: str, v3: str, v1: str) -> None:
     for ctx, fate in (
         (V3, v3),
-        (Context("pi", 2), v3),
-        (Context("book", 1), v3),
-        (Context("pi", 1), v1),
+        (LineRules("pi", 2), v3),
+        (LineRules("book", 1), v3),
+        (LineRules("pi", 1), v1),
     ):
         ((code, severity, at, message),) = issues(text, ctx)
         assert (code, severity, at) == ("PI003", E, text)
@@ -278,14 +284,14 @@ def test_unknown_entry_type() -> None:
         "nothing of it to the model's context"
     )
     line = js({"type": "bookmark", "id": "a", "parentId": None})
-    for ctx in (V3, Context("pi", 1), Context("book", 1)):
+    for ctx in (V3, LineRules("pi", 1), LineRules("book", 1)):
         assert issues(line, ctx) == [("PI004", W, '"bookmark"', message)]
     # a v3 entry type is known to pi whatever the version; a book knows its own types only
     usage = js({"type": "usage", "id": "a", "parentId": None, "timestamp": TS, "kind": "k"})
-    assert "PI004" not in [i[0] for i in issues(usage, Context("pi", 1))]
-    assert [i[0] for i in issues(usage, Context("book", 1))] == ["PI004"]
-    assert "PI004" not in [i[0] for i in issues(js({"type": "thinking"}), Context("book", 1))]
-    assert [i[0] for i in issues(js({"type": "message"}), Context("book", 1))] == ["PI004"]
+    assert "PI004" not in [i[0] for i in issues(usage, LineRules("pi", 1))]
+    assert [i[0] for i in issues(usage, LineRules("book", 1))] == ["PI004"]
+    assert "PI004" not in [i[0] for i in issues(js({"type": "thinking"}), LineRules("book", 1))]
+    assert [i[0] for i in issues(js({"type": "message"}), LineRules("book", 1))] == ["PI004"]
 
 
 def test_pending_assistant_turn() -> None:
@@ -317,7 +323,7 @@ def test_v1_field_in_a_later_session() -> None:
         tokensBefore=1,
     )
     for version in (2, 3):
-        assert [i for i in issues(line, Context("pi", version)) if i[0] == "PI302"] == [
+        assert [i for i in issues(line, LineRules("pi", version)) if i[0] == "PI302"] == [
             (
                 "PI302",
                 W,
@@ -326,7 +332,7 @@ def test_v1_field_in_a_later_session() -> None:
                 "only reads 'firstKeptEntryId'",
             )
         ]
-    assert "PI302" not in [i[0] for i in issues(line, Context("pi", 1))]
+    assert "PI302" not in [i[0] for i in issues(line, LineRules("pi", 1))]
     label = entry("label", "c", None, targetId="a", firstKeptEntryIndex=2)
     assert "PI302" not in [i[0] for i in issues(label)]
 
@@ -342,7 +348,7 @@ def test_hook_message_in_a_v3_session() -> None:
             "so this message is not treated as an extension message",
         )
     ]
-    assert "PI301" not in [i[0] for i in issues(line, Context("pi", 2))]
+    assert "PI301" not in [i[0] for i in issues(line, LineRules("pi", 2))]
     assert "PI301" not in [i[0] for i in issues(changed(line, message="hookMessage"))]
 
 
@@ -379,7 +385,7 @@ def test_schema_findings_without_a_grade() -> None:
     """The v1 and v2 schemas grade nothing: the finding says which schema it broke."""
     obj = json.loads(user("a", None))
     del obj["message"]["content"]
-    assert issues(js(obj), Context("pi", 2)) == [
+    assert issues(js(obj), LineRules("pi", 2)) == [
         (
             "PI200",
             E,
@@ -389,11 +395,11 @@ def test_schema_findings_without_a_grade() -> None:
     ]
     obj = json.loads(user("a", None))
     obj["message"]["content"] = 5
-    ((_, _, at, message),) = issues(js(obj), Context("pi", 2))
+    ((_, _, at, message),) = issues(js(obj), LineRules("pi", 2))
     assert at == "5" and message.startswith("user message 'content' must be ")
     head = json.loads(header(2))
     head["id"] = 5
-    ((_, _, at, message),) = issues(js(head), Context("pi", 2))
+    ((_, _, at, message),) = issues(js(head), LineRules("pi", 2))
     assert (at, message) == (
         "5",
         "session header 'id' must be a string, not a number (header schema v2); pi may misread this entry",
@@ -404,7 +410,7 @@ def test_schema_finding_data_is_the_path() -> None:
     obj = json.loads(assistant("a", None))
     obj["message"]["content"][0]["text"] = 5
     text = js(obj)
-    (issue,) = lines.check(text, lines.parse(text), V3)
+    (issue,) = line_checks.check(text, lines.parse(text), V3)
     assert issue.data == {"path": ["message", "content", 0, "text"]}
 
 
@@ -461,16 +467,16 @@ def test_an_empty_entry_type_is_unknown() -> None:
 
 def test_space_before_the_header_is_the_span_of_the_space() -> None:
     text = "\ufeff\u00a0" + header()
-    (issue,) = lines.check(text, lines.parse(text, first=True), V3)
+    (issue,) = line_checks.check(text, lines.parse(text, first=True), V3)
     assert (issue.code, issue.start, issue.end) == ("PI100", 0, 2)
 
 
 def test_a_line_over_the_size_limit() -> None:
     text = user("a", None, "x" * 200)
-    ctx = Context("pi", 3, large_line=100)
+    ctx = LineRules("pi", 3, large_line=100)
     found = limits.line_size(text, 100)
     assert found is not None
-    (issue,) = lines.check(text, lines.parse(text), ctx)
+    (issue,) = line_checks.check(text, lines.parse(text), ctx)
     assert (issue.code, issue.severity, issue.start, issue.end, issue.message) == (
         "PI500",
         found[0],
@@ -478,7 +484,7 @@ def test_a_line_over_the_size_limit() -> None:
         len(text),
         found[1],
     )
-    assert lines.check(text, lines.parse(text), Context("pi", 3, large_line=len(text))) == ()
+    assert line_checks.check(text, lines.parse(text), LineRules("pi", 3, large_line=len(text))) == ()
 
 
 def test_an_assistant_block_at_fault_is_graded_as_an_assistant_block() -> None:
@@ -556,13 +562,13 @@ def test_parse_stored_is_parse_for_the_lines_it_takes(text: str, fast: bool) -> 
 def test_prepare_checks_compiles_every_validator_a_clean_line_uses() -> None:
     """Each entry type's and message role's verdict validator and the header's are
     compiled at once, not when a line first needs one (the server does so at start)."""
-    lines._entry_validators.cache_clear()
+    line_checks._entry_validators.cache_clear()
     schema.validator.cache_clear()
     try:
-        by_type, by_role = lines._entry_validators("pi", 3)
+        by_type, by_role = line_checks._entry_validators("pi", 3)
         assert not by_type and not by_role  # compiled on demand otherwise
-        lines.prepare_checks("pi", 3)
-        assert set(by_type) == lines.pi_entry_types()
+        line_checks.prepare_checks("pi", 3)
+        assert set(by_type) == line_checks.pi_entry_types()
         assert all(by_type[name] is not None for name in ("message", "compaction", "label"))
         roles = set(schema.message_roles("pi.3"))
         assert {"user", "assistant", "toolResult", "custom"} <= roles
@@ -571,12 +577,12 @@ def test_prepare_checks_compiles_every_validator_a_clean_line_uses() -> None:
         assert schema.validator("pi.3", "header") is not None
         assert schema.validator.cache_info().hits == hits + 1  # compiled already
     finally:
-        lines._entry_validators.cache_clear()
+        line_checks._entry_validators.cache_clear()
 
 
 def test_prepare_checks_stops_when_told() -> None:
     """One validator at a time, asking ``stop`` before each: the header's comes first."""
-    lines._entry_validators.cache_clear()
+    line_checks._entry_validators.cache_clear()
     schema.validator.cache_clear()
     asked: list[int] = []
 
@@ -585,10 +591,30 @@ def test_prepare_checks_stops_when_told() -> None:
         return len(asked) > 1
 
     try:
-        lines.prepare_checks("pi", 3, stop)
-        by_type, by_role = lines._entry_validators("pi", 3)
+        line_checks.prepare_checks("pi", 3, stop)
+        by_type, by_role = line_checks._entry_validators("pi", 3)
         assert asked == [1, 1]
         assert schema.validator.cache_info().currsize == 1
         assert not by_type and not by_role
     finally:
-        lines._entry_validators.cache_clear()
+        line_checks._entry_validators.cache_clear()
+
+
+def test_a_validator_is_compiled_once_when_threads_miss_it_at_once() -> None:
+    made: list[str] = []
+    started = threading.Barrier(4)
+
+    def make(name: str) -> Any:
+        made.append(name)
+        time.sleep(0.05)  # long enough for every thread to miss the name
+        return object()
+
+    compiled = line_checks._Compiled(None, make)
+
+    def ask() -> Any:
+        started.wait()
+        return compiled["message"]
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: ask(), range(4)))
+    assert made == ["message"] and len({id(v) for v in got}) == 1

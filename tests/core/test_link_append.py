@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import links
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks import links
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
 
 from .pi_sessions import assistant, entry, header, hook, js, result, user
 

@@ -1,7 +1,7 @@
 """Link findings reused after an edit are the ones a fresh analysis makes.
 
-After an edit, :func:`pi_lsp.core.analysis.analyze` keeps the previous tree and link
-findings when every changed line has the same :func:`~pi_lsp.core.analysis.link_facts`.
+After an edit, :func:`pi_lsp.core.checks.analysis.analyze` keeps the previous tree and link
+findings when every changed line has the same :func:`~pi_lsp.core.checks.analysis.link_facts`.
 So each field that the link analysis reads must be among those facts. Here each field of
 each entry of the link fixtures (ids, parents, references, roles, tool call ids, stop
 reasons, context edit replacements and their blocks, flags) is changed alone (removed,
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import refs
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views import refs
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

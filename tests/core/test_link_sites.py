@@ -7,10 +7,10 @@ several branches, v1 indexes at the edges of the file, and the second dialect.
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Span
-from pi_lsp.core.model import Analysis
-from pi_lsp.core.refs import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.findings import Span
+from pi_lsp.core.views.refs import (
     Site,
     Subject,
     Target,

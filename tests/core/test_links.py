@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Finding, Severity
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.findings import Finding, Severity
 
 from .pi_sessions import SID, assistant, doc, entry, header, result, user
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.lines import Kind
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.lines import Kind
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.findings import Severity
 from tests.core.pi16 import find_pi16, module_url, run
 from tests.core.pi_sessions import assistant, header, js, user
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pi_lsp.core.memo import Views, per_analysis, per_links
+from pi_lsp.core.entries.memo import Views, per_analysis, per_links
 
 
 @dataclass

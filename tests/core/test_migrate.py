@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core import migrate
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.pi import migrate
+from pi_lsp.core.text.findings import Severity
 
 from .pi_sessions import assistant, changed_lines, doc, entry, header, hook, result, user
 

@@ -1,4 +1,4 @@
-"""What an Analysis answers about its lines (core/model.py): entries and full values,
+"""What an Analysis answers about its lines (core/entries/model.py): entries and full values,
 spans, and an analysis resumed after a cancelled one."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-import pi_lsp.core.analysis as analysis_module
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.model import SLIM_KEEP, SLIM_LINE, Cancelled
+import pi_lsp.core.checks.analysis as analysis_module
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.model import SLIM_KEEP, SLIM_LINE, Cancelled
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.views.context_view import context_json
 
 from .pi_sessions import doc, header, js, user
 
@@ -133,7 +134,7 @@ def test_the_context_view_holds_whole_texts_of_long_lines() -> None:
     summary.update(type="branch_summary", summary=long)
     a = analyze(doc(header(), user(A, None, long), js(summary), user("c" * 8, B, "q")))
     assert len(a.entry(1)["message"]["content"]) == SLIM_KEEP
-    texts = [m["text"] for m in session_context(a).to_json()["messages"]]
+    texts = [m["text"] for m in context_json(session_context(a))["messages"]]
     assert texts[0] == long and long in texts[1] and texts[2] == "q"
 
 
@@ -142,6 +143,6 @@ def test_the_context_view_of_a_migrated_v1_file_holds_whole_texts(leaf: int) -> 
     # a v1 file's ids are made up by the migration: both reads of the path share them
     long = "v" * (2 * SLIM_LINE)
     a = analyze(doc(header(None), user(None, False, long), user(None, False, "second")))
-    messages = session_context(a, leaf_line=leaf).to_json()["messages"]
+    messages = context_json(session_context(a, leaf_line=leaf))["messages"]
     assert [m["line"] for m in messages] == list(range(1, leaf + 1))
     assert messages[0]["text"] == long

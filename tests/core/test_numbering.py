@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.describe import entry_title
-from pi_lsp.core.numbering import numbered, shown
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.describe import entry_title
+from pi_lsp.core.views.numbering import numbered, shown
 
 from .pi_sessions import doc, entry, header, user
 

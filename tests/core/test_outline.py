@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.outline import OutlineNode, outline
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.outline import OutlineNode, outline
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import doc, entry, header, js, user

@@ -1,4 +1,4 @@
-"""Does the session resume? PI423-PI425 as :mod:`pi_lsp.core.pairing` reports them: on the
+"""Does the session resume? PI423-PI425 as :mod:`pi_lsp.core.checks.pairing` reports them: on the
 entry that causes each fault, an error for the leaf pi resumes from and a warning for other
 leaves, with the words, spans and related places a user reads."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import pairing
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks import pairing
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.findings import Severity
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

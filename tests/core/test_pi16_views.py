@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context_edits import effect
-from pi_lsp.core.describe import entry_title
-from pi_lsp.core.hovers import hover_at
-from pi_lsp.core.outline import outline
-from pi_lsp.core.refs import line_sites, references_to, resolve
-from pi_lsp.core.rename import rename
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits.rename import rename
+from pi_lsp.core.pi.context_edits import effect
+from pi_lsp.core.views.describe import entry_title
+from pi_lsp.core.views.hovers import hover_at
+from pi_lsp.core.views.outline import outline
+from pi_lsp.core.views.refs import line_sites, references_to, resolve
 
 from .pi_sessions import TS, assistant, doc, entry, header, js, user
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.findings import Severity
 from tests.core.pi16 import find_pi16, module_url, run
 
 # the codes of the line, header, schema and tree checks (the context checks, PI41x/PI42x,

@@ -10,12 +10,12 @@ import uuid
 
 import pytest
 
-from pi_lsp.core import edits as edits_module
-from pi_lsp.core import refactor
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import session_context
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.findings import Severity
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import refactor
+from pi_lsp.core.pi.context import session_context
+from pi_lsp.core.text import textedit as edits_module
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.textedit import apply_edits
 
 from .pi_sessions import SID, assistant, changed_lines, doc, entry, header, user
 

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.cursor import cursor_at
-from pi_lsp.core.jsonl import Walked, locate, skip_value
-from pi_lsp.core.refs import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.cursor import cursor_at
+from pi_lsp.core.text.jsonl import Walked, locate, skip_value
+from pi_lsp.core.views.refs import (
     Site,
     Target,
     labels,
@@ -214,7 +214,7 @@ def test_locate_with_walked_containers_finds_what_a_fresh_walk_finds(
 
 def test_spans_of_many_tool_calls_in_one_line_walk_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A finding on each of n tool calls of one message costs O(n) scanning, not O(n²)."""
-    import pi_lsp.core.jsonl as jsonl
+    import pi_lsp.core.text.jsonl as jsonl
 
     def scans(n: int) -> int:
         calls = [{"type": "toolCall", "id": f"c{i}", "name": "read", "arguments": {}} for i in range(n)]

@@ -1,4 +1,4 @@
-"""Renaming ids (core/rename.py): tool calls with and without their other end, refusals
+"""Renaming ids (core/edits/rename.py): tool calls with and without their other end, refusals
 and their messages, and what cannot be renamed."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.text.textedit import apply_edits
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import repairs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.edits import apply_edits
-from pi_lsp.core.findings import Severity
-from pi_lsp.core.model import Analysis
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits import repairs
+from pi_lsp.core.entries.model import Analysis
+from pi_lsp.core.text.codes import CODES, FIXABLE
+from pi_lsp.core.text.findings import Severity
+from pi_lsp.core.text.textedit import apply_edits
 
 from .pi_sessions import (
     assistant,
@@ -362,9 +363,13 @@ def test_fix_all_migrates_or_renames() -> None:
     assert repairs.fix_all(analyze(doc(header(), user(A, None)))) is None
 
 
-@pytest.mark.parametrize("code", sorted(repairs.FIXABLE))
+@pytest.mark.parametrize("code", sorted(FIXABLE))
 def test_every_fixable_code_has_a_builder(code: str) -> None:
-    assert code in repairs._BUILDERS
+    assert CODES[code].fix in repairs._BUILDERS
+
+
+def test_every_builder_is_named_by_a_code() -> None:
+    assert set(repairs._BUILDERS) == {c.fix for c in CODES.values() if c.fix}
 
 
 # ------------------------------------------------------------ what each fix promises the client

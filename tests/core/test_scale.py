@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.files import read_text
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.text.files import read_text
 
 pytestmark = pytest.mark.slow  # 100,000 entries, 20 MB lines, 200,000-deep nesting
 

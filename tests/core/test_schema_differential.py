@@ -1,4 +1,4 @@
-"""jsonschema-rs (the hot path, ``pi_lsp.core.schema``) against jsonschema (a second opinion).
+"""jsonschema-rs (the hot path, ``pi_lsp.core.schemas.schema``) against jsonschema (a second opinion).
 
 On every line of every fixture and on hypothesis-generated entries the two agree on the
 verdict and on each violation: its path (which fixes the PI200 range), the missing
@@ -21,9 +21,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from pi_lsp.core import schema as core_schema
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.lines import Context, check, full_check, parse
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.line_checks import check, full_check
+from pi_lsp.core.entries.lines import LineRules, parse
+from pi_lsp.core.schemas import schema as core_schema
 from tests.robustness.settings import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -386,7 +387,7 @@ def test_deeply_nested_line_keeps_its_pi200(depth: int) -> None:
         '"message":{"role":"user","content":[' + deep + '],"timestamp":1}}'
     )
     info = parse(line)
-    issues = [i for i in check(line, info, Context("pi", 3)) if i.code == "PI200"]
+    issues = [i for i in check(line, info, LineRules("pi", 3)) if i.code == "PI200"]
     start = line.index(deep)
     assert [(i.start, i.end, i.data) for i in issues] == [
         (start, start + len(deep), {"path": ["message", "content", 0]})
@@ -420,7 +421,7 @@ def test_a_key_with_a_lone_surrogate_keeps_its_spelling_in_the_path() -> None:
         '"message":{"role":"system","content":"x","sections":{"k\\udcff":5}}}'
     )
     info = parse(line)
-    issues = [i for i in check(line, info, Context("pi", 3)) if i.code == "PI200"]
+    issues = [i for i in check(line, info, LineRules("pi", 3)) if i.code == "PI200"]
     assert [(i.data, line[i.start : i.end]) for i in issues] == [
         ({"path": ["message", "sections", "k\udcff"]}, "5")
     ]
@@ -429,7 +430,7 @@ def test_a_key_with_a_lone_surrogate_keeps_its_spelling_in_the_path() -> None:
 
 # ----------------------------------------------------------------------------- the fast path
 
-CONTEXTS = [Context("pi", 1), Context("pi", 2), Context("pi", 3), Context("book", 1)]
+CONTEXTS = [LineRules("pi", 1), LineRules("pi", 2), LineRules("pi", 3), LineRules("book", 1)]
 
 
 def assert_same_verdict(key: str, name: str, value: Any) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import schema
-from pi_lsp.core.schema_info import (
+from pi_lsp.core.schemas import schema
+from pi_lsp.core.schemas.schema_info import (
     Consequence,
     allowed_values,
     consequence,

@@ -1,4 +1,4 @@
-"""PI200's raw material: what `pi_lsp.core.schema` says about one line against its schema.
+"""PI200's raw material: what `pi_lsp.core.schemas.schema` says about one line against its schema.
 
 Each violation's path fixes the PI200 range and its problem is PI200's message, so these pin
 the exact words and paths a user sees.
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import schema
-from pi_lsp.core.schema import Violation, validate
+from pi_lsp.core.schemas import schema
+from pi_lsp.core.schemas.schema import Violation, validate
 
 TS = "2026-11-30T04:24:06.056Z"
 

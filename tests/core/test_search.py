@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.search import (
+from pi_lsp.core.workspace.search import (
     TEXT_LIMIT,
     FileIndex,
     Match,

@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pi_lsp.core import search_cache
-from pi_lsp.core.search import FileIndex, Record, index_file, stamp
+from pi_lsp.core.workspace import search_cache
+from pi_lsp.core.workspace.search import FileIndex, Record, index_file, stamp
 
 from .pi_sessions import doc, entry, header, user
 

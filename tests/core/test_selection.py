@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.selection import selection_spans
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.views.selection import selection_spans
 
 LINE = '{"type":"x","a":{"b":"xyz","e":""},"n":12}'
 #        0         1         2         3         4

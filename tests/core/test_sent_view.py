@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.context import ContextMessage, SessionContext, session_context
-from pi_lsp.core.lines import call_ids
-from pi_lsp.core.sent import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.lines import call_ids
+from pi_lsp.core.pi.context import ContextMessage, SessionContext, session_context
+from pi_lsp.core.pi.sent import (
     NOT_SENT,
     Request,
     Sent,
@@ -23,6 +23,7 @@ from pi_lsp.core.sent import (
     sent_json,
     synthetic_after,
 )
+from pi_lsp.core.views.context_view import context_json
 
 from .pi_sessions import assistant, doc, entry, header, result, user
 
@@ -46,7 +47,7 @@ ABORTED = doc(
 
 
 def test_sent_in_json_marks_synthetic_results() -> None:
-    view = session_context(analyze(INTERLOPER)).to_json()
+    view = context_json(session_context(analyze(INTERLOPER)))
     assert view["sent"] == [
         {"role": "user", "line": 1},
         {"role": "assistant", "line": 2, "toolCallIds": ["t1"]},
@@ -59,7 +60,7 @@ def test_sent_in_json_marks_synthetic_results() -> None:
 
 
 def test_aborted_turn_is_marked_not_sent() -> None:
-    view = session_context(analyze(ABORTED)).to_json()
+    view = context_json(session_context(analyze(ABORTED)))
     marked = [(m["line"], m.get("notSent")) for m in view["messages"]]
     assert marked == [(1, None), (2, NOT_SENT), (3, None), (4, None)]
     assert [m["line"] for m in view["sent"]] == [1, 3, 4]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.lines import Kind
-from pi_lsp.core.session_file import load
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries.lines import Kind
+from pi_lsp.core.entries.session_file import load
 
 from .pi_sessions import assistant, doc, entry, header, js, user
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.config_file import (
+from pi_lsp.core.text.findings import Finding, Severity, Span
+from pi_lsp.core.text.limits import MIB
+from pi_lsp.core.workspace.config_file import (
     ConfigError,
     file_settings,
     find_project_config,
@@ -17,9 +19,7 @@ from pi_lsp.core.config_file import (
     read_config,
     user_config,
 )
-from pi_lsp.core.findings import Finding, Severity, Span
-from pi_lsp.core.limits import MIB
-from pi_lsp.core.settings import Settings, known_selector, merge, parse_settings
+from pi_lsp.core.workspace.settings import Settings, known_selector, merge, parse_settings
 
 
 def test_severity_by_code_and_prefix_most_specific_wins() -> None:

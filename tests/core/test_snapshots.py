@@ -4,7 +4,7 @@
 through random line edits: a line maps (both ways) exactly when it survived every edit.
 :meth:`Document.snapshot` is checked on real edits (incremental and full sync): a line
 that maps has the same text in both versions, maps back, and every line outside the
-edited region maps. Views (:mod:`pi_lsp.core.memo`) are computed once per analysis, once
+edited region maps. Views (:mod:`pi_lsp.core.entries.memo`) are computed once per analysis, once
 across threads, and die with their analysis: nothing process-wide keeps a closed
 document alive.
 """
@@ -19,12 +19,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core import describe, refs
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.linemap import LineChange, LineMap
-from pi_lsp.core.memo import per_analysis
-from pi_lsp.core.model import Options
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.entries.memo import per_analysis
+from pi_lsp.core.entries.model import Options
+from pi_lsp.core.text.linemap import LineChange, LineMap
+from pi_lsp.core.views import describe, refs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TEXT = (DATA / "fixed" / "pi420-result-for-call-on-other-branch.jsonl").read_text("utf-8")

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.file_findings import analysis_refusal
-from pi_lsp.core.stats import TOTAL_KEYS, read_file, totals
-from pi_lsp.core.stats_report import (
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.pi.loading import analysis_refusal
+from pi_lsp.core.pi.stats import TOTAL_KEYS, read_file, totals
+from pi_lsp.core.workspace.stats_report import (
     build,
     groups,
     parse_bound,
@@ -222,10 +222,10 @@ def test_text_and_csv(report: Any) -> None:
 
 
 def test_header_hover_and_lens_show_the_stats_of_the_file(tmp_path: Path) -> None:
-    from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.files import read_lines
-    from pi_lsp.core.hovers import hover_at
-    from pi_lsp.core.lens import code_lenses
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.text.files import read_lines
+    from pi_lsp.core.views.hovers import hover_at
+    from pi_lsp.core.views.lens import code_lenses
 
     path = _write(tmp_path / "s.jsonl", _session())
     data = report_json(build([read_file(path)]), "model")["files"][0]

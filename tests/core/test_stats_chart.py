@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core.stats_chart import chart_html
+from pi_lsp.core.workspace.stats_chart import chart_html
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web" / "chart"

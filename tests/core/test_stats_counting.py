@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.file_findings import analysis_refusal
-from pi_lsp.core.stats import read_file, totals
-from pi_lsp.core.stats_report import build, file_json, groups
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.pi.loading import analysis_refusal
+from pi_lsp.core.pi.stats import read_file, totals
+from pi_lsp.core.workspace.stats_report import build, file_json, groups
 
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-03-01T09:00:00.000Z", "cwd": "/w"}
 STAMP = "2025-03-01T10:00:00.000Z"
@@ -263,9 +263,9 @@ def test_a_header_only_session_has_an_empty_active_path_at_its_header(tmp_path: 
 
 
 def test_a_header_after_an_entry_is_not_a_pi_session_in_the_editor(tmp_path: Path) -> None:
-    from pi_lsp.core.analysis import analyze
-    from pi_lsp.core.files import read_lines
-    from pi_lsp.core.stats import analysis_stats
+    from pi_lsp.core.checks.analysis import analyze
+    from pi_lsp.core.pi.stats import analysis_stats
+    from pi_lsp.core.text.files import read_lines
 
     user = _msg("u", None, {"role": "user", "content": "x"})
     path = tmp_path / "s.jsonl"
@@ -280,7 +280,7 @@ def test_a_header_after_an_entry_is_not_a_pi_session_in_the_editor(tmp_path: Pat
 
 
 def test_timestamps_of_up_to_40_characters_are_read() -> None:
-    from pi_lsp.core.stats import parse_stamp
+    from pi_lsp.core.pi.stats import parse_stamp
 
     stamp = "2025-03-01T10:00:00.000000+00:00:00.0000"  # the offset with seconds and a fraction
     assert len(stamp) == 40 and parse_stamp(stamp) is not None

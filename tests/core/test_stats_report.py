@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.stats import FileStats, read_file
-from pi_lsp.core.stats_report import (
+from pi_lsp.core.pi.stats import FileStats, read_file
+from pi_lsp.core.workspace.stats_report import (
     build,
     file_json,
     groups,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core.text import (
+from pi_lsp.core.text.lineindex import (
     Lines,
     from_units,
     has_surrogate,

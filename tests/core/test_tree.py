@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.core import tree as tree_module
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.lines import Kind, LineInfo
-from pi_lsp.core.tree import Tree, build, build_tree, extend
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.entries import tree as tree_module
+from pi_lsp.core.entries.lines import Kind, LineInfo
+from pi_lsp.core.entries.tree import Tree, build, build_tree, extend
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,16 +7,16 @@ from itertools import pairwise
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.doclinks import document_links
-from pi_lsp.core.edits import TextEdit
-from pi_lsp.core.findings import Span
-from pi_lsp.core.folding import Fold, turn_folds
-from pi_lsp.core.inlay import Hint, link_hints
-from pi_lsp.core.lens import code_lenses
-from pi_lsp.core.rename import RenameError, prepare_rename, rename
-from pi_lsp.core.selection import selection_spans
-from pi_lsp.core.treedata import tree_json
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.edits.rename import RenameError, prepare_rename, rename
+from pi_lsp.core.text.findings import Span
+from pi_lsp.core.text.textedit import TextEdit
+from pi_lsp.core.views.doclinks import document_links
+from pi_lsp.core.views.folding import Fold, turn_folds
+from pi_lsp.core.views.inlay import Hint, link_hints
+from pi_lsp.core.views.lens import code_lenses
+from pi_lsp.core.views.selection import selection_spans
+from pi_lsp.core.views.treedata import tree_json
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import doc, entry, header, user

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from pi_lsp.core.text import Encoding, to_units
+from pi_lsp.core.text.lineindex import Encoding, to_units
 
 from ..core.features_sample import LINES, PATH, TEXT
 

@@ -19,8 +19,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from pi_lsp.core.edits import TextEdit, apply_edits
-from pi_lsp.core.text import Encoding, from_units, split_lines
+from pi_lsp.core.text.lineindex import Encoding, from_units, split_lines
+from pi_lsp.core.text.textedit import TextEdit, apply_edits
 from tests.core.pi_sessions import (
     assistant,
     changed_lines,

@@ -10,10 +10,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities
 
-from pi_lsp.core.book_convert import conversion, convert_text
-from pi_lsp.core.document import Document
-from pi_lsp.core.model import Options
-from pi_lsp.lsp.book_actions import TITLE, book_code_actions
+from pi_lsp.core.checks.document import Document
+from pi_lsp.core.edits.book_convert import conversion, convert_text
+from pi_lsp.core.entries.model import Options
+from pi_lsp.lsp.features.book_actions import TITLE, book_code_actions
 from pi_lsp.lsp.proto import Frame
 
 from .conftest import open_document

@@ -1,6 +1,6 @@
 """Diagnostics of findings an append kept are reused, not converted again.
 
-:func:`pi_lsp.lsp.diagnostics.items` keeps, per open document, the diagnostic of each
+:func:`pi_lsp.lsp.features.diagnostics.items` keeps, per open document, the diagnostic of each
 finding it converted; a later analysis that kept the finding (the same object) gets the
 same diagnostic, and what it publishes equals a conversion from scratch.
 """
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.core.document import Document
-from pi_lsp.core.model import Options
-from pi_lsp.lsp import diagnostics, proto, wire
+from pi_lsp.core.checks.document import Document
+from pi_lsp.core.entries.model import Options
+from pi_lsp.lsp import proto, wire
+from pi_lsp.lsp.features import diagnostics
 from pi_lsp.lsp.server import PiLanguageServer
 
 from ..core.pi_sessions import header, user

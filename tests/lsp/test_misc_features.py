@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from pi_lsp.core.text import Encoding
+from pi_lsp.core.text.lineindex import Encoding
 
 from .conftest import SERVER, open_document
 from .features_support import FIXTURES, LINES, TEXT, URI, doc_id, pos, span, value

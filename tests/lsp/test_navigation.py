@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from pi_lsp.core.text import Encoding, to_units
+from pi_lsp.core.text.lineindex import Encoding, to_units
 
 from .conftest import open_document
 from .features_support import FIXTURES, LINES, TEXT, URI, doc_id, pos, span, value

@@ -19,8 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.core.text import Lines, SplitText, split_lines
-from pi_lsp.lsp import diagnostics, sync, transport
+from pi_lsp.core.text.lineindex import Lines, SplitText, split_lines
+from pi_lsp.lsp import transport
+from pi_lsp.lsp.features import diagnostics, sync
 from pi_lsp.lsp.server import PiLanguageServer
 from pi_lsp.lsp.transport import LARGE, FullTexts
 

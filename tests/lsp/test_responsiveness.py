@@ -20,7 +20,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import LanguageClient
 
-from pi_lsp.core.text import from_units
+from pi_lsp.core.text.lineindex import from_units
 
 from .conftest import open_document
 

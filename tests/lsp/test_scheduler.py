@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import pytest
 
-from pi_lsp.core.analysis import analyze, collect_frozen
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Options
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.checks.gcpause import collect_frozen
+from pi_lsp.core.entries.model import Options
 from pi_lsp.lsp import scheduler
 from tests.core.pi_sessions import doc, header, user
 

@@ -18,8 +18,8 @@ import orjson
 import pytest
 from pygls.io_ import run_async
 
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.model import Options
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.entries.model import Options
 from pi_lsp.lsp.transport import END, LARGE, FullTexts, MessageReader, _Decoder
 
 URI = "file:///tmp/s.jsonl"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core import analysis as pipeline
-from pi_lsp.core.settings import Settings
+from pi_lsp.core.checks import analysis as pipeline
+from pi_lsp.core.workspace.settings import Settings
 from pi_lsp.lsp.disk_reports import report
 from pi_lsp.lsp.workspace_reports import HOT, WorkspaceReports
 from tests.core.pi_sessions import assistant, header, result, user
@@ -25,13 +25,13 @@ from tests.core.pi_sessions import assistant, header, result, user
 def starts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The first line each analysis checks."""
     seen: list[int] = []
-    original = pipeline._Lines.checked
+    original = pipeline._LinePass.checked
 
     def checked(run: Any, ctx: Any, parsed: Any, start: int = 0) -> Any:
         seen.append(start)
         return original(run, ctx, parsed, start)
 
-    monkeypatch.setattr(pipeline._Lines, "checked", checked)
+    monkeypatch.setattr(pipeline._LinePass, "checked", checked)
     return seen
 
 

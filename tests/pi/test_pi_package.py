@@ -30,8 +30,8 @@ from pi_rpc import (
     set_cwd,
 )
 
-from pi_lsp.core.codes import CODES
-from pi_lsp.core.sent import Sent, pairing_faults
+from pi_lsp.core.pi.sent import Sent, pairing_faults
+from pi_lsp.core.text.codes import CODES
 
 # faults that change what pi sends or keeps, as pi 1.6 writes them (doctor_faults.mjs kinds)
 ASKED = [

@@ -6,7 +6,7 @@ import difflib
 import json
 import re
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 _ALLOWED_CHANGE = re.compile(
     r'"version"\s*:\s*[^,}]*|"firstKeptEntryIndex"\s*:\s*[^,}]*|"hookMessage"'

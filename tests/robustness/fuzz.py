@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 from . import drive, hostile, invariants, known, pi_judge
 from .exactness import migration_problems

@@ -1,6 +1,6 @@
 """Invariants every answer must satisfy, whatever the input.
 
-Line math here is written independently of ``pi_lsp.core.text`` on purpose: lines end
+Line math here is written independently of ``pi_lsp.core.text.lineindex`` on purpose: lines end
 only at ``\\n``, ``\\r\\n`` and ``\\r`` (the spec), and lengths are measured in the
 negotiated encoding's code units.
 """

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 SCRIPT = r"""
 const files = JSON.parse(require("fs").readFileSync(0, "utf8"));

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import build_parser
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 from . import hostile, invariants, known
 from .drive import check_cli_result, disk_text, run_cli_inproc

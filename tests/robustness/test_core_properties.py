@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.core.analysis import analyze
-from pi_lsp.core.document import Document, Position
-from pi_lsp.core.jsonl import locate
-from pi_lsp.core.model import Options
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.document import Document, Position
+from pi_lsp.core.entries.model import Options
+from pi_lsp.core.text.jsonl import locate
 
 from . import hostile, invariants
 from .settings import bounded

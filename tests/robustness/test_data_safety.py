@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 from . import drive, hostile, invariants, known, wsedit
 from .exactness import migration_problems
@@ -241,7 +241,7 @@ def test_migrate_onto_a_directory_keeps_everything(tmp_path: Path) -> None:
 def test_migrate_refuses_a_file_changed_after_it_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pi_lsp.core import migrate
+    from pi_lsp.core.pi import migrate
 
     src = tmp_path / "s.jsonl"
     src.write_bytes(hostile.v1_session().encode())

@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from pi_lsp.core.analysis import analyze
+from pi_lsp.core.checks.analysis import analyze
 
 from . import hostile, pi_judge
 

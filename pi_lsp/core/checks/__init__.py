@@ -1,0 +1,1 @@
+"""The analysis pipeline and every finder of diagnostics that needs more than one line."""

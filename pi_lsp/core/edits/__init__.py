@@ -1,0 +1,2 @@
+"""Changes to a session as minimal text edits: quick fixes, the doctor, --fix, refactorings,
+rename, conversion."""

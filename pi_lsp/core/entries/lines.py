@@ -1,0 +1,250 @@
+"""What one line is: parsed with pi's notion of validity, classified, and the facts the
+passes over every entry read (role, tool calls); what is wrong with it on its own is
+:mod:`pi_lsp.core.checks.line_checks`'s.
+
+Everything here depends only on a line's text, so a result can be reused for any line with
+the same text (the incremental path caches it). The line checks' findings are
+:class:`Issue` objects with columns but no line number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
+
+from ..text.findings import Severity
+from ..text.jsonl import JS_SPACE, ParseError, parse_line
+from ..text.limits import MIB
+from ..text.lineindex import Stored
+
+if TYPE_CHECKING:
+    pass
+
+HEADER_TYPES = frozenset({"session", "session_header"})
+
+
+class Kind(Enum):
+    """What a line holds."""
+
+    BLANK = "blank"
+    INVALID = "invalid"
+    OTHER = "other"
+    HEADER = "header"
+    ENTRY = "entry"
+
+
+_BLANK, _INVALID, _HEADER, _ENTRY = Kind.BLANK, Kind.INVALID, Kind.HEADER, Kind.ENTRY
+"""The kinds the hot paths test, as module globals (``Kind.ENTRY`` goes through the enum's
+metaclass: several times the cost of a global lookup)."""
+
+
+class LineRules(NamedTuple):
+    """What line-local checks depend on besides the text."""
+
+    fmt: str
+    version: int
+    large_line: int = MIB
+
+
+@dataclass(slots=True)
+class Issue:
+    """A finding inside one line, without its line number."""
+
+    code: str
+    severity: Severity
+    start: int
+    end: int
+    message: str
+    data: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class LineInfo:
+    """The result of parsing and checking one line on its own.
+
+    ``edge_space`` is the span of whitespace at the very start or end of the file that
+    ``JSON.parse`` rejects (a BOM, U+00A0, U+2028...): pi 0.73 trimmed it off the whole file,
+    pi 1.6 parses the line with it (see :func:`parse`).
+
+    ``role`` is the ``role`` of a ``message`` entry's message (None when the line is no
+    such entry, its message no object, or the role missing or null), and ``calls`` the
+    :func:`call_ids` of an assistant turn's content (empty for any other line): read once
+    here, where the value was just parsed, for the passes over every entry (links,
+    pairing), which would otherwise each look them up again through the objects of every
+    line.
+    """
+
+    kind: Kind
+    value: Any = None
+    type: str | None = None
+    error: ParseError | None = None
+    issues: tuple[Issue, ...] = ()
+    edge_space: tuple[int, int] | None = None
+    role: Any = None
+    calls: tuple[tuple[int, str], ...] = ()
+
+    def unchecked(self) -> LineInfo:
+        """This parse without the issues of its checks, to be checked under another context."""
+        return LineInfo(
+            self.kind, self.value, self.type, self.error, (), self.edge_space, self.role, self.calls
+        )
+
+    @property
+    def parsed(self) -> bool:
+        """True when ``JSON.parse`` accepts the line (pi keeps it, whatever the value)."""
+        return self.kind is not _BLANK and self.kind is not _INVALID
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The parsed object (empty for lines that are not objects)."""
+        return self.value if isinstance(self.value, dict) else {}
+
+
+
+
+def is_blank(text: str) -> bool:
+    """True for a line that pi skips (empty after JavaScript's ``trim()``)."""
+    if text[:1] == "{":  # nearly every line: no need for the regex
+        return False
+    m = JS_SPACE.match(text)
+    return m is not None and m.end() == len(text)
+
+
+_JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
+
+
+def parse(text: str, first: bool = False, last: bool = False, data: bytes | None = None) -> LineInfo:
+    """Classify one line as pi 1.6 reads it: blank, invalid JSON, other JSON, header or entry.
+
+    pi 1.6 (since 0.78.1) gives each line to ``JSON.parse`` as it is; pi 0.73 trimmed the
+    whole file first. ``first`` and ``last`` mark the first and last non-blank lines, where
+    the two differ: whitespace that ``JSON.parse`` rejects before the first line's JSON (a
+    BOM) or after the last line's (U+00A0) makes pi 1.6 skip a line pi 0.73 read. Such a
+    line is invalid, with ``edge_space`` set; but a header stays a header (pi 1.6 then
+    refuses the whole file, which :func:`check` reports), so the rest is still analysed.
+    ``data`` is ``text`` in UTF-8 when the caller holds it (see :func:`parse_line`).
+    """
+    if is_blank(text):
+        return LineInfo(_BLANK)
+    value, error = parse_line(text, data)
+    if error is not None:
+        lead = JS_SPACE.match(text) if first else None
+        trail = _JS_SPACE_END.search(text) if last else None
+        start = lead.end() if lead else 0
+        end = trail.start() if trail else len(text)
+        if start or end < len(text):
+            trimmed, trimmed_error = parse_line(text[start:end])
+            if trimmed_error is None:
+                space = (0, start) if start else (end, len(text))
+                if start and isinstance(trimmed, dict) and trimmed.get("type") in HEADER_TYPES:
+                    return LineInfo(Kind.HEADER, trimmed, trimmed["type"], edge_space=space)
+                return LineInfo(Kind.INVALID, error=error, edge_space=space)
+        return LineInfo(Kind.INVALID, error=error)
+    return _classified(value)
+
+
+def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
+    """``(block index, id)`` of each tool call among a message's ``content`` blocks.
+
+    The one reader of tool calls: a ``toolCall`` block with a string id. Only a string id
+    names a call: pi-ai pairs results with calls by id, and a provider rejects a missing one.
+    """
+    calls: tuple[tuple[int, str], ...] = ()
+    if isinstance(content, list):
+        for n, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                ident = block.get("id")
+                if isinstance(ident, str):
+                    calls += ((n, ident),)
+    return calls
+
+
+def parse_stored(item: Stored) -> LineInfo | None:
+    """:func:`parse` of a line given as :func:`~pi_lsp.core.text.lineindex.plain` gives it (its
+    text, or its UTF-8 without lone surrogates), never the first or last
+    non-blank line, with no call but orjson's: for a line that starts with ``{`` (so is not
+    blank), is ASCII text or such UTF-8 (so orjson reads it as it is, as :func:`parse_line`
+    would) and that orjson reads; None for any other line (parse its text)."""
+    if item.__class__ is str:
+        if item[:1] != "{" or not item.isascii():
+            return None
+    elif item[:1] != b"{":
+        return None
+    try:
+        value = orjson.loads(item)
+    except orjson.JSONDecodeError:
+        return None
+    return _classified(value)
+
+
+def _classified(value: Any) -> LineInfo:
+    """The result of a line that parsed to ``value``."""
+    if isinstance(value, dict) and isinstance(kind := value.get("type"), str):
+        if kind == "message":
+            message = value.get("message")
+            if not isinstance(message, dict):
+                return LineInfo(_ENTRY, value, kind)
+            role = message.get("role")
+            calls = call_ids(message.get("content")) if role == "assistant" else ()
+            return LineInfo(_ENTRY, value, kind, None, (), None, role, calls)
+        return LineInfo(_HEADER if kind in HEADER_TYPES else _ENTRY, value, kind)
+    return LineInfo(Kind.OTHER, value)
+
+
+_DECODER = json.JSONDecoder(strict=True)
+_ENTRY_START = '{"type":'
+_BLANKS = re.compile(r"[ \t]*")
+_GLUE_TRIES = 1000
+"""At most this many ``{"type":`` positions are tried as the start of a glued entry."""
+
+
+def glued_entries(text: str) -> list[tuple[int, bool]] | None:
+    """Where a line holds several entries glued together: ``[(start, complete), ...]``.
+
+    pi writes ``JSON.stringify(entry) + "\\n"``; when a write stops short (a crash) or the
+    file lacks its final newline, the next entry lands on the same line. So the line is a
+    run of complete objects, possibly after one entry cut off mid-write (``complete`` is
+    False for that first piece). Entries start with ``{"type":``, which cannot occur inside
+    a JSON string (its quotes would be escaped) but does open nested content blocks; those
+    are tried and rejected. None unless the line holds at least two pieces.
+    """
+    start = len(text) - len(text.lstrip(" \t"))
+    end = len(text.rstrip(" \t\r"))
+    if not text.startswith(_ENTRY_START, start):
+        return None
+
+    def run_from(pos: int) -> list[int] | None:
+        """The starts of the complete objects that fill the line from ``pos`` to its end."""
+        starts: list[int] = []
+        while True:
+            try:
+                value, stop = _DECODER.raw_decode(text, pos)
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than json allows
+                return None
+            if not isinstance(value, dict):
+                return None
+            starts.append(pos)
+            stop = _BLANKS.match(text, stop).end()  # type: ignore[union-attr]
+            if stop >= end:
+                return starts
+            if not text.startswith(_ENTRY_START, stop):
+                return None
+            pos = stop
+
+    whole = run_from(start)
+    if whole is not None:
+        return [(s, True) for s in whole] if len(whole) > 1 else None
+    nxt = text.find(_ENTRY_START, start + 1)
+    for _ in range(_GLUE_TRIES):
+        if nxt < 0:
+            return None
+        rest = run_from(nxt)
+        if rest is not None:
+            return [(start, False), *((s, True) for s in rest)]
+        nxt = text.find(_ENTRY_START, nxt + 1)
+    return None

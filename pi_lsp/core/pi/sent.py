@@ -1,0 +1,227 @@
+"""What the provider receives: pi's context after ``convertToLlm`` and pi-ai's ``transformMessages``.
+
+``convertToLlm`` (``@earendil-works/pi-coding-agent`` ``dist/core/messages.js``) turns
+custom, ``!`` command, branch-summary and compaction-summary messages into user messages
+and drops ``!!`` commands and unknown roles. ``transformMessages``
+(``@earendil-works/pi-ai`` ``dist/api/transform-messages.js``) then drops assistant turns
+that ended in ``error`` or ``aborted``, answers every tool call still open when the next
+assistant or user message arrives (or the context ends) with a synthetic ``"No result
+provided"`` error result, and holds system messages that arrive while calls are open back
+until the calls are answered. :func:`pairing_faults` applies the rule strict providers
+(Anthropic) enforce on the result: every tool result directly follows the assistant turn
+that holds its call (other results of that turn between), once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from ..entries.lines import call_ids
+from .context import SessionContext
+from .loading import js_truthy
+
+NO_RESULT = "No result provided"
+"""The text of the result pi-ai synthesises for a tool call that was never answered."""
+
+USER_ROLES = frozenset(
+    {"user", "custom", "hookMessage", "bashExecution", "branchSummary", "compactionSummary"}
+)
+"""Roles ``convertToLlm`` sends as user messages (``bashExecution`` unless excluded)."""
+
+
+class Sent(NamedTuple):
+    """One message the provider receives: its role, the line of its source entry (None for
+    a synthetic result), the tool call ids it holds (assistant) or answers (tool result).
+
+    A named tuple, not a frozen dataclass: a request makes one per message of the context,
+    and a frozen dataclass takes twice as long to make (the pairing of a session of 4,400
+    small lines spent 2 ms on it)."""
+
+    role: str
+    line: int | None
+    calls: tuple[str, ...] = ()
+    answers: str | None = None
+
+    @property
+    def synthetic(self) -> bool:
+        """A ``"No result provided"`` result pi-ai added for an unanswered call."""
+        return self.line is None and self.role == "toolResult"
+
+
+@dataclass(slots=True)
+class Request:
+    """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
+
+    messages: list[Sent] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+
+
+def _get(value: Any, key: str) -> Any:
+    """``value[key]``; None when ``value`` is no object or has no ``key`` (no caller tells
+    a missing key from a null one)."""
+    return value.get(key) if isinstance(value, dict) else None
+
+
+_LLM_ROLES = {
+    **dict.fromkeys(USER_ROLES, "user"),
+    "system": "system",
+    "assistant": "assistant",
+    "toolResult": "toolResult",
+}
+"""The role ``convertToLlm`` gives each role it sends (``bashExecution`` unless excluded)."""
+
+
+def llm_role(message: Any) -> str | None:
+    """The role ``convertToLlm`` gives ``message``; None when it drops it."""
+    role = _get(message, "role")
+    if not isinstance(role, str):
+        return None
+    if role == "bashExecution" and js_truthy(_get(message, "excludeFromContext")):
+        return None
+    return _LLM_ROLES.get(role)
+
+
+def entry_calls(obj: dict[str, Any]) -> tuple[tuple[int, str], ...]:
+    """:func:`~pi_lsp.core.entries.lines.call_ids` of an assistant message entry (empty for any
+    other entry; a line's :attr:`~pi_lsp.core.entries.lines.LineInfo.calls` holds them)."""
+    message = obj.get("message")
+    if obj.get("type") != "message" or not isinstance(message, dict):
+        return ()
+    return call_ids(message.get("content")) if message.get("role") == "assistant" else ()
+
+
+def request(ctx: SessionContext) -> Request:
+    """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
+    out = Request()
+    sent = out.messages
+    pending: tuple[str, ...] = ()  # the calls of the last assistant turn, while any is open
+    answered: set[str] = set()  # the calls answered since ``pending`` was set (only read then)
+    held: list[Sent] = []  # system messages that arrived while ``pending`` was set
+
+    def close() -> None:
+        """Answer the open calls, then send the held system messages."""
+        nonlocal pending
+        for call in pending:
+            if call not in answered:
+                sent.append(Sent("toolResult", None, answers=call))
+        pending = ()
+        if held:
+            sent.extend(held)
+            held.clear()
+
+    # held system messages come only while calls are open: with none open, close() has
+    # nothing to do
+    for m in ctx.messages:
+        role = llm_role(m.message)
+        if role is None:
+            continue
+        message = m.message  # an object: it has a role
+        if role == "assistant":
+            if pending:
+                close()
+            if message.get("stopReason") in ("error", "aborted"):
+                out.dropped.append(m.line)
+                continue
+            found = call_ids(message.get("content"))
+            calls = tuple([ident for _, ident in found]) if found else ()
+            if calls:
+                pending, answered = calls, set()
+            sent.append(Sent("assistant", m.line, calls))
+        elif role == "toolResult":
+            ref = message.get("toolCallId")
+            answer = ref if isinstance(ref, str) else None
+            if answer is not None:
+                answered.add(answer)
+            sent.append(Sent("toolResult", m.line, answers=answer))
+        elif role == "system":
+            (held if pending else sent).append(Sent("system", m.line))
+        else:  # user
+            if pending:
+                close()
+            sent.append(Sent("user", m.line))
+    if pending:
+        close()
+    return out
+
+
+Fault = Literal["orphan", "duplicate"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairingFault:
+    """A sent tool result (``index`` into the request) that breaks the pairing rule."""
+
+    index: int
+    line: int | None
+    call_id: str | None
+    fault: Fault
+
+
+def pairing_faults(messages: list[Sent]) -> list[PairingFault]:
+    """Tool results not directly after the assistant turn holding their call, or answered twice."""
+    faults = []
+    owner: Sent | None = None  # the assistant turn whose results may follow here
+    seen: set[str | None] = set()
+    for n, m in enumerate(messages):
+        if m.role == "assistant":
+            owner, seen = m, set()
+            continue
+        if m.role != "toolResult":
+            owner = None
+            continue
+        if owner is None or m.answers not in owner.calls:
+            faults.append(PairingFault(n, m.line, m.answers, "orphan"))
+        elif m.answers in seen:
+            faults.append(PairingFault(n, m.line, m.answers, "duplicate"))
+        seen.add(m.answers)
+    return faults
+
+
+NOT_SENT = "pi-ai drops failed and aborted assistant turns from every request"
+"""Why an assistant message of the context is not sent (``notSent`` in the context view)."""
+
+
+def sent_json(req: Request, first_line: int = 0) -> list[dict[str, Any]]:
+    """The request as JSON: per message ``role``, ``line`` (counted from ``first_line``;
+    None for a synthetic result), ``toolCallIds`` (assistant) or ``toolCallId`` (tool
+    result), ``synthetic``: true for a result pi-ai added (the shape of the conformance
+    oracle's ``sent``)."""
+    out = []
+    for m in req.messages:
+        line = None if m.line is None else m.line + first_line
+        item: dict[str, Any] = {"role": m.role, "line": line}
+        if m.role == "toolResult":
+            item["toolCallId"] = m.answers
+        if m.role == "assistant":
+            item["toolCallIds"] = list(m.calls)
+        if m.synthetic:
+            item["synthetic"] = True
+        out.append(item)
+    return out
+
+
+def synthetic_after(req: Request) -> dict[int | None, list[str | None]]:
+    """The calls pi-ai answers with a synthetic result, by the line of the sent message
+    the results follow."""
+    out: dict[int | None, list[str | None]] = {}
+    last: int | None = None
+    for m in req.messages:
+        if m.synthetic:
+            out.setdefault(last, []).append(m.answers)
+        else:
+            last = m.line
+    return out
+
+
+def synthetic_calls(req: Request) -> set[tuple[int | None, str | None]]:
+    """``(line of the assistant turn, call id)`` of each call pi-ai answers with a
+    synthetic result in ``req``."""
+    out: set[tuple[int | None, str | None]] = set()
+    turn: int | None = None
+    for m in req.messages:
+        if m.role == "assistant":
+            turn = m.line
+        elif m.synthetic:
+            out.add((turn, m.answers))
+    return out

@@ -1,0 +1,1 @@
+"""The JSON Schemas of the session formats: loading, validation, read-only questions."""

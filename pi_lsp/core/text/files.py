@@ -1,0 +1,161 @@
+"""Session files on disk: reading and decoding, discovery, pi's directory and file names."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path, PurePath
+from typing import NamedTuple
+
+from .lineindex import Lines, SplitText, Stored, pack, split_lines
+
+
+def decode(data: bytes | memoryview) -> str:
+    """UTF-8 text; undecodable bytes survive as lone surrogates (reported as PI001)."""
+    try:
+        return str(data, "utf-8")
+    except UnicodeDecodeError:
+        return str(data, "utf-8", "surrogateescape")
+
+
+class Stamp(NamedTuple):
+    """What tells one version of a file from the next: the file itself (device and inode,
+    so a file replaced by another is another), its size and modification time."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+def stamp(path: str | PurePath) -> Stamp | None:
+    """The file's stamp; None when it is gone or no regular file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def read_bytes(path: Path) -> bytes:
+    """A regular file's bytes; anything else (a FIFO, a device) is refused, never blocked on."""
+    _refuse_irregular(path)
+    return path.read_bytes()
+
+
+def _refuse_irregular(path: Path) -> None:
+    """Raise OSError (EINVAL) for anything but a regular file, before it is opened."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+
+
+def read_text(path: Path) -> str:
+    """Read a whole file as text (see :func:`decode`)."""
+    return decode(read_bytes(path))
+
+
+def cannot_read(path: str | PurePath, exc: OSError) -> str:
+    """The one wording of a file that could not be read: ``PATH: cannot read: REASON``."""
+    return f"{path}: cannot read: {exc.strerror or exc}"
+
+
+_CHUNK = 256 << 10
+"""Bytes :func:`read_lines` reads at a time."""
+
+
+def read_lines(path: Path) -> SplitText:
+    """A file's lines, decoded one by one (never the whole text as one ``str``).
+
+    Same result as ``split_lines(read_text(path))``. The file is read :data:`_CHUNK` bytes
+    at a time, so peak memory is the lines (held compactly,
+    :class:`~pi_lsp.core.text.lineindex.Lines`) and one chunk: not the whole file's bytes too, nor one
+    ``str`` of the whole text (which CPython stores at up to 4 bytes per character once a
+    single emoji appears in it). A file with a carriage return (pi writes none) is read
+    whole and split as text.
+    """
+    _refuse_irregular(path)
+    items: list[Stored] = []
+    head: list[bytes] = []  # the start of a line that runs past the chunks read so far
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            if b"\r" in chunk:
+                file.seek(0)
+                return split_lines(decode(file.read()))
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                if head:
+                    head.append(chunk[start:end])
+                    items.append(_stored(b"".join(head)))
+                    head.clear()
+                else:
+                    items.append(_stored(chunk[start:end]))
+                start = end + 1
+            head.append(chunk[start:])
+    items.append(_stored(b"".join(head)))
+    lines = Lines.from_raw(items)
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+
+
+def _stored(line: bytes) -> Stored:
+    """A line of a file as :class:`~pi_lsp.core.text.lineindex.Lines` stores it (see :func:`pack`):
+    a line that is valid UTF-8 and stored as UTF-8 keeps the bytes read, never encoded
+    again from its text (the UTF-8 of an emoji-wide ``str`` costs as much as its decoding)."""
+    if line.isascii():
+        return str(line, "ascii")
+    try:
+        return pack(str(line, "utf-8"), line)
+    except UnicodeDecodeError:
+        return pack(decode(line))
+
+
+_SESSION_FILE = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_(.+)\.jsonl")
+"""How pi names a session file: ``<ISO time with ':' and '.' as '-'>_<session id>.jsonl``."""
+
+
+def session_id_in_name(path: str) -> str | None:
+    """The session id in the name of a file named as pi names sessions, else None.
+
+    pi writes the header id verbatim (a UUID, or a custom id), so it is returned as is.
+    """
+    m = _SESSION_FILE.fullmatch(PurePath(path).name)
+    return m.group(1) if m else None
+
+
+def sessions_dir() -> Path:
+    """pi's sessions directory: ``$PI_CODING_AGENT_DIR/sessions`` or ``~/.pi/agent/sessions``."""
+    base = os.environ.get("PI_CODING_AGENT_DIR")
+    root = Path(base).expanduser() if base else Path.home() / ".pi" / "agent"
+    return root / "sessions"
+
+
+def expand(paths: list[Path]) -> Iterator[Path]:
+    """Files named, and session files under folders named (recursive, sorted).
+
+    A session file ends in ``.jsonl`` in any case (``*.JSONL`` too). Symlinked folders are
+    followed, each real folder once (a link back up the tree is no loop).
+    """
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(_walk(path))
+        else:
+            yield path
+
+
+def _walk(top: Path) -> Iterator[Path]:
+    seen: set[str] = set()
+    for folder, dirs, names in os.walk(top, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for name in names:
+            if name.lower().endswith(".jsonl"):
+                path = Path(folder, name)
+                if path.is_file():
+                    yield path
