@@ -532,7 +532,10 @@ class _Frames:
         if self._body is not None:
             del self._body[self._got :]
         if self._rest:
-            self._lines.append(bytes(self._rest))
+            line = bytes(self._rest)
+            self._lines.append(line)
+            if self._length and not line.strip():  # ends the headers, as readline gives it
+                self._body = bytearray()  # of a body that never came
         self.ready.append((self._lines, self._body))
         self._lines, self._length, self._body, self._rest = [], 0, None, bytearray()
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.lsp.transport import MessageReader, _Frames
@@ -92,6 +92,7 @@ _HEADERS = st.sampled_from(
     tail=st.binary(max_size=40),
     cuts=st.lists(st.integers(min_value=0), max_size=12),
 )
+@example(bodies=[], extra=[b"Content-Length: 3\r\n"], tail=b"\t", cuts=[])  # a last blank line
 def test_the_loop_frames_a_pipe_as_the_blocking_reader_reads_it(
     bodies: list[bytes], extra: list[bytes], tail: bytes, cuts: list[int]
 ) -> None:
