@@ -524,6 +524,19 @@ def test_text_blocks_join_as_javascript_joins_them() -> None:
     assert session_context(analyze(text)).messages[0].text == "a\n\n\n5\n1,,b"
 
 
+def test_arrays_nested_deeper_than_pythons_recursion_limit_join_as_javascript_joins_them() -> None:
+    deep = '"end"'
+    for n in range(1000):  # orjson parses up to 1024 levels; Python recursed 1000 at most
+        deep = f"[{deep},null]" if n % 2 else f"[{n},{deep}]"
+    blocks = [{"type": "text", "text": "DEEP"}]
+    line = entry("custom_message", A, None, customType="x", display=True, content=blocks)
+    text = doc(header(), line.replace('"DEEP"', deep))
+    (message,) = session_context(analyze(text)).messages
+    # String(array) in node on the same value: "998,996,...", 2,448 characters, 1,000 commas
+    assert message.text.startswith("998,996,994,")
+    assert (len(message.text), message.text.count(",")) == (2448, 1000)
+
+
 def test_bash_text_interpolates_values_as_javascript_strings_them() -> None:
     commands = [None, True, False, 2.0, 2.5, {"a": 1}, [1, None, "a", [2, True]], "ls"]
     codes: list[object] = ["0", False, 0.0, 2.0, None, 0, 0, 0]

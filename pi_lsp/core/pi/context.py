@@ -190,8 +190,29 @@ def _js_string(value: Any) -> str:
     if isinstance(value, dict):
         return "[object Object]"
     if isinstance(value, list):
-        return ",".join(_join_part(v) for v in value)
+        return _js_list(value)
     return str(value)
+
+
+def _js_list(value: list[Any]) -> str:
+    """``String(array)``: the items joined with ``,``, a nested array the same way; with a
+    stack of its own, as JSON may nest arrays deeper than Python's recursion limit."""
+    frames: list[tuple[list[Any], int, list[str]]] = [(value, 0, [])]
+    while True:
+        items, at, parts = frames[-1]
+        if at == len(items):
+            frames.pop()
+            text = ",".join(parts)
+            if not frames:
+                return text
+            frames[-1][2].append(text)
+            continue
+        frames[-1] = (items, at + 1, parts)
+        item = items[at]
+        if isinstance(item, list):
+            frames.append((item, 0, []))
+        else:
+            parts.append(_join_part(item))
 
 
 def _join_part(value: Any) -> str:
