@@ -40,7 +40,11 @@ async def test_html_fragment_items_and_branches(client: LanguageClient) -> None:
     assert out["uri"] == URI and out["version"] == 1
     assert out["leafId"] == out["resumedLeafId"] == "l1"
     assert [(i["line"], i["kind"]) for i in out["items"]] == [
-        (1, "user"), (2, "assistant"), (5, "user"), (6, "assistant"), (7, "label"),
+        (1, "user"),
+        (2, "assistant"),
+        (5, "user"),
+        (6, "assistant"),
+        (7, "label"),
     ]
     assert all(i["previewLine"] == -1 for i in out["items"])
     assert out["markdown"] == ""
