@@ -29,11 +29,15 @@ from editors_support import (
     EDITORS,
     EXPECTED,
     HOVER_LINE,
+    PREVIEW_APPEND_ROW,
+    PREVIEW_APPENDED,
+    PREVIEW_LINES,
     SCREENSHOTS,
     SESSION_ID,
     Session,
     definition_column,
     make_session,
+    preview_session,
 )
 
 pytestmark = pytest.mark.editors
@@ -438,3 +442,80 @@ def test_workspace_diagnostics_list_a_session_never_opened(
     assert sorted(result["quickfix"]) == sorted(
         f"{session.path.name}:{line + 1}" for line, _ in EXPECTED
     ), result
+
+
+@pytest.fixture(scope="module")
+def preview_run(
+    nvim: str, server_cmd: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """:PiLspPreview on the preview session (see nvim_preview.lua for what is recorded)."""
+    tmp = tmp_path_factory.mktemp("nvim-preview")
+    session = preview_session(make_session(tmp))
+    spec = {
+        "session": str(session),
+        "server_cmd": server_cmd,
+        "follow_line": PREVIEW_LINES["r1"],  # the tool result
+        "preview_item_line": PREVIEW_LINES["a2"],
+        "gd_item_line": PREVIEW_LINES["u1"],
+        "append": json.dumps(PREVIEW_APPEND_ROW),
+        "appended_text": PREVIEW_APPENDED,
+        "other_leaf": "a3",
+        "timeout_ms": 20000,
+    }
+    return run_nvim(nvim, tmp, spec, HERE / "nvim_preview.lua")
+
+
+def test_preview_runs_without_errors(preview_run: dict[str, Any]) -> None:
+    assert preview_run["errors"] == [], "\n".join(preview_run["errors"])
+
+
+def test_preview_shows_the_servers_markdown(preview_run: dict[str, Any]) -> None:
+    """The split holds the conversation as pi-lsp.preview renders it, in a read-only buffer."""
+    lines = preview_run["lines"]
+    assert lines == preview_run["server_markdown"].rstrip("\n").split("\n")
+    text = "\n".join(lines)
+    order = ["Why does the parser drop", "Let me look at the file.", "third line", "Try the lexer.", "fixed it."]
+    at = [text.find(t) for t in order]
+    assert -1 not in at and at == sorted(at), list(zip(order, at))
+    assert "The parser is fine" not in text  # the other branch is not rendered...
+    assert "Try the parser." in text  # ...but listed at its branch point
+    lines_of_items = [i["line"] for i in preview_run["server_items"]]
+    assert lines_of_items == [PREVIEW_LINES[k] for k in ("m0", "u1", "a1", "r1", "a2", "u3", "a4")]
+    assert preview_run["filetype"] == "markdown" and preview_run["buftype"] == "nofile"
+    assert preview_run["modifiable"] is False
+    assert preview_run["focus_stays"] is True
+
+
+def test_preview_folds_per_item(preview_run: dict[str, Any]) -> None:
+    """One fold per item; the thinking (a <details> section) is a closed fold inside its item."""
+    assert preview_run["foldmethod"] == "expr"
+    levels = preview_run["fold_levels"]
+    for item in preview_run["server_items"]:
+        assert levels[item["previewLine"]] == 1, item
+    assert levels[0] == 0  # the summary line belongs to no item
+    thinking = next(i for i, l in enumerate(preview_run["lines"]) if l.startswith("<details>"))
+    assert levels[thinking] == 2
+    assert thinking in preview_run["closed_folds"]
+
+
+def test_preview_cursor_follows_both_ways(preview_run: dict[str, Any]) -> None:
+    items = {i["line"]: i["previewLine"] for i in preview_run["server_items"]}
+    # the session's cursor on the tool result's line: the preview's cursor on its item
+    assert preview_run["preview_row_after_source_move"] == items[PREVIEW_LINES["r1"]]
+    # the preview's cursor inside the second answer: the session's cursor on its line
+    assert preview_run["source_row_after_preview_move"] == PREVIEW_LINES["a2"]
+    assert preview_run["preview_row_kept"] == items[PREVIEW_LINES["a2"]] + 1  # no loop back
+
+
+def test_preview_gd_jumps_to_the_line(preview_run: dict[str, Any]) -> None:
+    assert preview_run["gd_win_is_source"] is True
+    assert preview_run["gd_row"] == PREVIEW_LINES["u1"]
+
+
+def test_preview_follows_edits_and_leaves(preview_run: dict[str, Any]) -> None:
+    assert preview_run["appended_shown"] is True
+    other = "\n".join(preview_run["other_leaf_lines"])
+    assert "The parser is fine once it keeps the tail." in other and "Try the lexer.\n" not in other
+    back = "\n".join(preview_run["back_lines"])
+    assert PREVIEW_APPENDED in back and "The parser is fine" not in back
+    assert preview_run["windows"] == 2  # rendering again reuses the split

@@ -141,7 +141,13 @@ document.addEventListener('click', (event) => {
         vscode.postMessage({ type: 'leaf', leaf: branch.dataset.leaf ?? null });
         return;
     }
-    // links, folds and text being selected keep their own meaning
+    const lineLink = target?.closest<HTMLElement>('a.pi-line[data-line]');
+    if (lineLink) {
+        event.preventDefault();
+        vscode.postMessage({ type: 'reveal', line: lineOf(lineLink) });
+        return;
+    }
+    // other links, folds and text being selected keep their own meaning
     if (!target || target.closest('a, summary, button') || !(window.getSelection()?.isCollapsed ?? true)) {
         return;
     }
