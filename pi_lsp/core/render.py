@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any, NamedTuple
 
 from .conversation import BranchPoint, Conversation, Item
@@ -349,17 +349,20 @@ def _md_branches(point: BranchPoint, scrub: Scrub) -> list[str]:
     return [f"> ⑂ {len(point.leaves)} branches here: " + " · ".join(names), ""]
 
 
-def markdown(conv: Conversation, scrub: Scrub = str, title: str = "") -> tuple[str, list[int]]:
-    """The conversation as Markdown, and the 0-based line where each item starts."""
-    out: list[str] = []
-    if title:
-        out += [f"# {_md_inline(scrub(title))}", ""]
-    out += [_md_inline(_summary_line(conv)), ""]
-    if conv.header_findings:
+def markdown(
+    conv: Conversation, scrub: Scrub = str, skip: Container[int] = ()
+) -> tuple[str, list[int]]:
+    """The conversation as Markdown, and the 0-based line where each item starts (-1 for
+    the items on the lines in ``skip``, which are left out)."""
+    out = [_md_inline(_summary_line(conv)), ""]
+    if conv.header_findings and not skip:
         out += [*map(_md_finding, conv.header_findings), ""]
     starts = []
     points = {p.line: p for p in conv.branches}
     for item in conv.items:
+        if item.line in skip:
+            starts.append(-1)
+            continue
         starts.append(len(out))
         out += _md_item(item, scrub)
         if item.line in points:
@@ -534,15 +537,20 @@ def _html_item(item: Item, scrub: Scrub) -> str:
     )
 
 
-def html_fragment(conv: Conversation, scrub: Scrub = str, anchors: bool = False) -> str:
+def html_fragment(
+    conv: Conversation, scrub: Scrub = str, anchors: bool = False, skip: Container[int] = ()
+) -> str:
     """The conversation as an HTML body fragment (no script, style or remote URL): one
-    ``<section class="pi-item pi-KIND" data-line="N">`` per item, branch points as
-    ``<nav class="pi-branches">`` of ``<a class="pi-branch" data-leaf="ID">``; with
-    ``anchors``, each branch link also points at ``#pi-leaf-ID``."""
+    ``<section class="pi-item pi-KIND" data-line="N">`` per item (but those on the lines
+    in ``skip``), branch points as ``<nav class="pi-branches">`` of ``<a class="pi-branch"
+    data-leaf="ID">``; with ``anchors``, each branch link also points at ``#pi-leaf-ID``."""
     out = [f'<p class="pi-summary">{_esc(_summary_line(conv))}</p>']
-    out += map(_html_finding, conv.header_findings)
+    if not skip:
+        out += map(_html_finding, conv.header_findings)
     points = {p.line: p for p in conv.branches}
     for item in conv.items:
+        if item.line in skip:
+            continue
         out.append(_html_item(item, scrub))
         if item.line in points:
             out.append(_html_branches(points[item.line], scrub, anchors))

@@ -1,0 +1,76 @@
+"""``pi-lsp export FILE [--leaf ID] [--all-branches] [--format html|md] [-o OUT] [--redact]``.
+
+Writes the conversation pi resumes (or the one ending at ``--leaf``, a ``pi-lsp tree`` /
+``pi-lsp.tree`` node id: an entry id, or ``L<line>`` with a 0-based line for an entry
+without one) as one file to read offline: every item of the path, what pi does not send set
+apart, findings on their items (:mod:`pi_lsp.core.export`). ``--all-branches`` adds every
+other branch after it. The format is ``--format``, else ``html`` when OUT ends in ``.html``
+or ``.htm``, else ``md``; without ``-o`` the export goes to stdout. OUT is never
+overwritten (``--force``: replaced, the old file kept as ``OUT.bak``). ``--redact`` masks
+credential-like strings (API keys, tokens); nothing is masked by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.core.analysis import analyze, gc_paused
+from pi_lsp.core.conversation import UnknownLeaf
+from pi_lsp.core.edits import encode
+from pi_lsp.core.export import conversations, export_html, export_markdown
+from pi_lsp.core.file_findings import analysis_refusal
+from pi_lsp.core.files import cannot_read, read_lines
+from pi_lsp.core.redact import redact
+
+from .fork import add_force, write_output
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``export`` subcommand."""
+    p = sub.add_parser("export")
+    p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument("--leaf", metavar="ID", help="the conversation ending at this entry")
+    p.add_argument("--all-branches", action="store_true", help="every branch, not only one")
+    p.add_argument("--format", choices=("html", "md"), help="default: html for OUT.html, else md")
+    p.add_argument("-o", "--output", type=Path, metavar="OUT", help="write OUT (default: stdout)")
+    p.add_argument("--redact", action="store_true", help="mask credential-like strings")
+    add_force(p)
+    p.set_defaults(run=run)
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format is not None:
+        return str(args.format)
+    out: Path | None = args.output
+    return "html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export FILE's conversation."""
+    path: Path = args.file
+    try:
+        lines = read_lines(path)
+    except OSError as exc:
+        print(f"pi-lsp export: {cannot_read(path, exc)}", file=sys.stderr)
+        return 2
+    with gc_paused():
+        a = analyze(lines, path=str(path))
+        refused = analysis_refusal(a)
+        if refused is not None:
+            print(f"pi-lsp export: {path}: {refused.reason}", file=sys.stderr)
+            return 2
+        try:
+            convs = conversations(a, args.leaf, args.all_branches)
+        except UnknownLeaf as exc:
+            print(f"pi-lsp export: {path}: {exc}", file=sys.stderr)
+            return 2
+        scrub = redact if args.redact else str
+        fmt = _format(args)
+        text = (export_html if fmt == "html" else export_markdown)(a, convs, scrub)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    return write_output("export", args.output, encode(text), args.force)
