@@ -234,16 +234,30 @@ def branch_points(a: Analysis, path: list[int]) -> list[BranchPoint]:
         children = shown.children.get(line, ())
         if len(children) < 2:
             continue
-        leaves = [
-            BranchLeaf(
-                id=node_id(a, _newest_leaf(shown.children, child)),
-                title=entry_title(a, child),
-                current=child in on_path,
+        leaves = []
+        for child in children:
+            leaf = _newest_leaf(shown.children, child)
+            leaves.append(
+                BranchLeaf(
+                    id=node_id(a, leaf),
+                    title=entry_title(a, _first_message(a, shown.parent, child, leaf)),
+                    current=child in on_path,
+                )
             )
-            for child in children
-        ]
         out.append(BranchPoint(line=line, id=node_id(a, line), leaves=leaves))
     return out
+
+
+def _first_message(a: Analysis, parent: dict[int, int | None], top: int, leaf: int) -> int:
+    """The first message entry on the way from ``top`` down to ``leaf`` (what names the
+    branch best), else ``top``."""
+    chain: list[int] = []
+    node: int | None = leaf
+    while node is not None and node != top and len(chain) <= len(parent):
+        chain.append(node)
+        node = parent.get(node)
+    chain.append(top)
+    return next((line for line in reversed(chain) if a.infos[line].type == "message"), top)
 
 
 def _newest_leaf(children: dict[int, list[int]], line: int) -> int:

@@ -152,6 +152,7 @@ h1 { font-size: 1.6em; margin: 0 0 4px; }
 .pi-marker { border: none; background: none; padding: 0 14px; margin: 4px 0; color: var(--muted);
   font-size: 0.85em; }
 .pi-not-sent { opacity: 0.55; border-style: dashed; }
+.pi-marker.pi-not-sent { border: none; }
 .pi-head { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; font-size: 0.85em;
   color: var(--muted); }
 .pi-role { font-weight: 600; color: var(--fg); }
@@ -159,6 +160,8 @@ h1 { font-size: 1.6em; margin: 0 0 4px; }
 .pi-note-tag { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
   padding: 0 8px; }
 .pi-body > * { margin: 6px 0; }
+.pi-text h1, .pi-text h2 { font-size: 1.15em; margin: 10px 0 4px; }
+.pi-text h3, .pi-text h4, .pi-text h5, .pi-text h6 { font-size: 1em; margin: 8px 0 4px; }
 .pi-text > :first-child { margin-top: 4px; } .pi-text > :last-child { margin-bottom: 4px; }
 .pi-note, .pi-more { color: var(--muted); font-style: italic; font-size: 0.9em; }
 .pi-call { border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px; }

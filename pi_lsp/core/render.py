@@ -238,6 +238,12 @@ def _cut(text: str) -> tuple[str, str]:
     return head, f"… {rest:,} more line{'s' if rest != 1 else ''}"
 
 
+def _lines(text: str) -> str:
+    """How many lines ``text`` has, in words."""
+    n = text.count("\n") + 1
+    return f"{n:,} line{'s' if n != 1 else ''}"
+
+
 def _folds(text: str) -> bool:
     return text.count("\n", 0, MAX_CHARS) >= FOLD_LINES or len(text) > 2000
 
@@ -318,9 +324,8 @@ def _md_part(part: Part, scrub: Scrub) -> list[str]:
         return [f"**→ {_md_inline(scrub(part.title))}**", "", *block, ""]
     summary = "Thinking" if kind == "thinking" else (part.title or "output").capitalize()
     if kind == "thinking" or _folds(part.text):
-        lines = part.text.count("\n") + 1
         return [
-            f"<details><summary>{summary} ({lines:,} lines)</summary>",
+            f"<details><summary>{summary} ({_lines(part.text)})</summary>",
             "",
             *block,
             "",
@@ -346,7 +351,7 @@ def _md_branches(point: BranchPoint, scrub: Scrub) -> list[str]:
         else f"{_md_inline(scrub(b.title))} (leaf `{b.id}`)"
         for b in point.leaves
     ]
-    return [f"> ⑂ {len(point.leaves)} branches here: " + " · ".join(names), ""]
+    return [f"> {len(point.leaves)} branches here: " + " · ".join(names), ""]
 
 
 def markdown(
@@ -476,17 +481,15 @@ def _html_part(part: Part, scrub: Scrub) -> str:
     if kind == "call":
         return f'<div class="pi-call"><div class="pi-call-name">→ {_esc(scrub(part.title))}</div>{block}</div>'
     if kind == "thinking":
-        lines = part.text.count("\n") + 1
         return (
-            f'<details class="pi-thinking"><summary>Thinking ({lines:,} lines)</summary>'
+            f'<details class="pi-thinking"><summary>Thinking ({_lines(part.text)})</summary>'
             f'<div class="pi-text">{_md_html(body)}</div>'
             + (f'<p class="pi-more">{_esc(more)}</p>' if more else "")
             + "</details>"
         )
     if _folds(part.text):
-        lines = part.text.count("\n") + 1
         label = _esc((part.title or "output").capitalize())
-        return f'<details class="pi-output"><summary>{label} ({lines:,} lines)</summary>{block}</details>'
+        return f'<details class="pi-output"><summary>{label} ({_lines(part.text)})</summary>{block}</details>'
     return f'<div class="pi-output">{block}</div>'
 
 
@@ -507,7 +510,7 @@ def _html_branches(point: BranchPoint, scrub: Scrub, anchors: bool) -> str:
             f"{href}{current}>{_esc(scrub(b.title))}</a>"
         )
     return (
-        f'<nav class="pi-branches" data-line="{point.line}">⑂ {len(point.leaves)} branches: '
+        f'<nav class="pi-branches" data-line="{point.line}">{len(point.leaves)} branches here: '
         + " ".join(links)
         + "</nav>"
     )
