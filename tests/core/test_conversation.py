@@ -1,0 +1,200 @@
+"""The conversation model and its rendering (issue 42): what is sent and what is not, where
+the newest compaction stands, branches, escaping, folding and redaction."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pi_lsp.core.analysis import analyze
+from pi_lsp.core.conversation import UnknownLeaf, conversation
+from pi_lsp.core.redact import redact
+from pi_lsp.core.render import MAX_LINES, html_fragment, markdown
+from tests.core.pi_sessions import TS, assistant, doc, entry, header, js, result, user
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def conv(*lines: str, leaf: str | None = None):  # type: ignore[no-untyped-def]
+    return conversation(analyze(doc(header(), *lines)), leaf)
+
+
+def kinds(c) -> list[tuple[int, str, str | None]]:  # type: ignore[no-untyped-def]
+    return [(i.line, i.kind, i.not_sent) for i in c.items]
+
+
+def test_compaction_stands_before_what_it_keeps() -> None:
+    c = conv(
+        user("u1", None, "old"),
+        assistant("a1", "u1", "old answer"),
+        user("u2", "a1", "kept"),
+        assistant("a2", "u2", "kept answer"),
+        entry("compaction", "c1", "a2", summary="we talked", firstKeptEntryId="u2", tokensBefore=9),
+        user("u3", "c1", "after"),
+    )
+    assert [(line, kind) for line, kind, _ in kinds(c)] == [
+        (1, "user"),
+        (2, "assistant"),
+        (5, "compaction"),
+        (3, "user"),
+        (4, "assistant"),
+        (6, "user"),
+    ]
+    assert [i.not_sent for i in c.items[:2]] == ["before the newest compaction"] * 2
+    assert all(i.not_sent is None for i in c.items[2:])
+    sent = [m.line for i in c.items for m in i.messages]
+    assert sent == [m.line for m in c.context.messages] == [5, 3, 4, 6]
+
+
+def test_context_edits_error_turns_and_markers() -> None:
+    c = conv(
+        user("u1", None, "secret plan"),
+        assistant("a1", "u1", "broken", stop="error"),
+        user("u2", "a1", "long question"),
+        entry("context_edit", "e1", "u2", targetId="u1", replacement=None),
+        entry("context_edit", "e2", "e1", targetId="u2", replacement={"content": "short"}),
+        entry("model_change", "m1", "e2", provider="openai", modelId="gpt-5"),
+    )
+    by_line = {i.line: i for i in c.items}
+    assert by_line[1].not_sent == "omitted by the context edit on line 5"
+    assert by_line[2].not_sent == "pi-ai drops failed and aborted turns"
+    assert by_line[3].not_sent is None and by_line[3].edited == 5
+    assert by_line[6].kind == "model-change" and by_line[6].not_sent is None
+    md, _ = markdown(c)
+    assert "short" in md and "long question" not in md  # what pi sends
+    assert "content replaced by the context edit on line 6" in md
+    html = html_fragment(c)
+    assert html.count("pi-not-sent") == 2
+    assert 'class="pi-item pi-model-change pi-marker"' in html
+
+
+def test_branches_and_leaf_switching() -> None:
+    lines = (
+        user("u1", None, "root"),
+        assistant("a1", "u1"),
+        user("u2", "a1", "one"),
+        entry("label", "l1", "a1", targetId="a1", label="x"),
+        user("u3", "l1", "two"),
+        js(
+            {
+                "type": "usage",
+                "id": "g1",
+                "parentId": "u3",
+                "timestamp": TS,
+                "kind": "x",
+                "usage": {},
+            }
+        ),
+    )
+    c = conv(*lines)
+    assert c.leaf_id == "g1" and c.resumed_id == "u3"  # usage entries are hidden from the tree
+    assert [i.line for i in c.items] == [1, 2, 4, 5]
+    [point] = c.branches
+    assert point.line == 2
+    assert [(b.id, b.title, b.current) for b in point.leaves] == [
+        ("u2", "user: one", False),
+        ("u3", "user: two", True),  # named by its first message, not by the label
+    ]
+    other = conv(*lines, leaf="u2")
+    assert [i.line for i in other.items] == [1, 2, 3]
+    with pytest.raises(UnknownLeaf):
+        conv(*lines, leaf="nope")
+    with pytest.raises(UnknownLeaf):
+        conv(*lines, leaf="L0")  # the header is no entry
+
+
+def test_markdown_item_starts() -> None:
+    c = conv(
+        user("u1", None, "a\n\nb"),
+        assistant("a1", "u1", "c"),
+        entry("label", "l1", "a1", targetId="u1"),
+    )
+    md, starts = markdown(c)
+    lines = md.split("\n")
+    assert [lines[s] for s in starts] == [
+        "## User · line 2",
+        "## Assistant · line 3 · claude-sonnet-4-5 · in 10 · out 5",
+        "*label: (cleared) → line 2 · line 4*",
+    ]
+
+
+def test_untrusted_text_is_escaped_and_loads_nothing() -> None:
+    text = (
+        "<img src=x onerror=alert(1)> [site](https://evil.example/a) "
+        "![pic](https://evil.example/p.png) <script>x</script>"
+    )
+    c = conv(user("u1", None, text))
+    html = html_fragment(c)
+    assert "<script>" not in html and "<img src=x" not in html
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html)
+    assert 'class="pi-link"' in html and "evil.example" in html  # shown, not linked
+
+
+def test_images_tool_output_and_fences() -> None:
+    image_user = entry(
+        "message",
+        "u1",
+        None,
+        message={
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "see"},
+                {"type": "image", "data": PNG, "mimeType": "image/png"},
+            ],
+        },
+    )
+    long_output = "\n".join(f"row {n}" for n in range(MAX_LINES + 50))
+    c = conv(
+        image_user,
+        assistant("a1", "u1", "look ````` here", calls=("c1",)),
+        result("r1", "a1", "c1", long_output),
+    )
+    html = html_fragment(c)
+    assert f'src="data:image/png;base64,{PNG}"' in html
+    md, _ = markdown(c)
+    assert PNG not in md and "[image image/png" in md
+    assert f"row {MAX_LINES - 1}" in md and f"row {MAX_LINES}\n" not in md
+    assert "… 50 more lines" in md and "<details><summary>Output (250 lines)</summary>" in md
+    assert '<details class="pi-output">' in html
+    bad = conv(
+        entry(
+            "message",
+            "u1",
+            None,
+            message={
+                "role": "user",
+                "content": [{"type": "image", "data": 'AAAA"><script>', "mimeType": "image/png"}],
+            },
+        )
+    )
+    assert "<script>" not in html_fragment(bad) and "data:" not in html_fragment(bad)
+
+
+def test_highlighted_code_fence() -> None:
+    c = conv(assistant("a1", None, "```python\ndef f(): return '<b>'\n```"))
+    html = html_fragment(c)
+    assert '<span class="k">def</span>' in html and "&lt;b&gt;" in html and "<b>" not in html
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("key sk-ant-api03-abcdefghijklmnopqrstu end", "key sk-ant-[redacted] end"),
+        ("export OPENAI_API_KEY=abcd1234efgh5678", "export OPENAI_API_KEY=[redacted]"),
+        ('{"access_token": "zzzzzzzzzzzzz"}', '{"access_token": "[redacted]"}'),
+        ("Authorization: Bearer abc.def.ghijklmnop", "Authorization: Bearer [redacted]"),
+        ("ghp_" + "a" * 36, "ghp_[redacted]"),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIA[redacted]"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY----- [redacted]",
+        ),
+        (
+            "max_tokens=16000000 task-management-system",
+            "max_tokens=16000000 task-management-system",
+        ),
+    ],
+)
+def test_redact(text: str, masked: str) -> None:
+    assert redact(text) == masked
