@@ -85,8 +85,12 @@ function drawBar(m: RenderMessage): void {
     }
 }
 
+/** Whether a conversation is shown (not the first render, nor after an error). */
+let rendered = false;
+
 function render(m: RenderMessage): void {
-    const followEnd = content.childElementCount > 0 && atEnd();
+    const followEnd = rendered && atEnd();
+    rendered = true;
     const position = readingPosition();
     content.innerHTML = m.html;
     drawBar(m);
@@ -130,6 +134,7 @@ window.addEventListener('message', (event: MessageEvent<Message>) => {
         p.className = 'pi-status pi-error';
         p.textContent = m.message;
         content.replaceChildren(p);
+        rendered = false;
     }
 });
 
