@@ -63,7 +63,8 @@ class UnknownLeaf(ValueError):
 class Item:
     """One entry on the path: what it is, what pi sends for it, and what is wrong with it.
 
-    ``entry`` is the entry's full value; ``messages`` the context messages pi sends for it
+    ``entry`` is the entry's full value (read when first asked for: a rendering that shows
+    only some items parses only theirs); ``messages`` the context messages pi sends for it
     (empty for a marker such as a model change, or when it is not sent); ``not_sent`` why a
     message entry is not sent (None: sent, or nothing to send); ``edited`` the line of the
     context edit that replaced its content.
@@ -71,12 +72,21 @@ class Item:
 
     line: int
     kind: str
-    entry: dict[str, Any]
     title: str
+    analysis: Analysis = field(repr=False, compare=False)
     messages: list[ContextMessage] = field(default_factory=list)
     not_sent: str | None = None
     edited: int | None = None
     findings: list[Finding] = field(default_factory=list)
+    full: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        """The entry's full value."""
+        if self.full is None:
+            value = self.analysis.value(self.line)
+            self.full = value if isinstance(value, dict) else {}
+        return self.full
 
 
 @dataclass(slots=True)
@@ -170,16 +180,15 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
     head = ctx.entries[0] if ctx.entries and _is_compaction(a, ctx.entries[0]) else None
     items: list[Item] = []
     for line in _ordered(ctx, head):
-        entry = a.value(line)
+        entry = a.infos[line].value  # slim on a long line: enough for its kind
         if not isinstance(entry, dict) or entry.get("type") in HIDDEN_TYPES:
             continue
-        messages = sent.get(line, [])
         item = Item(
             line=line,
             kind=kind_of(entry),
-            entry=entry,
             title=entry_title(a, line),
-            messages=messages,
+            analysis=a,
+            messages=sent.get(line, []),
             edited=ctx.edits.get(line),
             findings=findings.get(line, []),
         )
@@ -215,7 +224,7 @@ def _why_not_sent(
             return "convertToLlm leaves it out (a !! command kept out of the context)"
         return None
     if item.line not in in_context:
-        if is_system_message(item.entry):
+        if is_system_message(item.analysis.infos[item.line].value):
             return "a system message the newest compaction's checkpoint replaces"
         return "before the newest compaction"
     if item.edited is not None:
@@ -228,49 +237,50 @@ def _why_not_sent(
 def branch_points(a: Analysis, path: list[int]) -> list[BranchPoint]:
     """The entries of ``path`` with more than one shown child, each child's newest leaf."""
     shown = visible_tree(a)
+    points = [line for line in path if len(shown.children.get(line, ())) > 1]
+    if not points:
+        return []
+    newest = _newest_leaves(shown.entries, shown.children)
     on_path = set(path)
-    out = []
-    for line in path:
-        children = shown.children.get(line, ())
-        if len(children) < 2:
-            continue
-        leaves = []
-        for child in children:
-            leaf = _newest_leaf(shown.children, child)
-            leaves.append(
+    return [
+        BranchPoint(
+            line=line,
+            id=node_id(a, line),
+            leaves=[
                 BranchLeaf(
-                    id=node_id(a, leaf),
-                    title=entry_title(a, _first_message(a, shown.parent, child, leaf)),
+                    id=node_id(a, newest[child]),
+                    title=entry_title(a, _first_message(a, shown.children, child)),
                     current=child in on_path,
                 )
-            )
-        out.append(BranchPoint(line=line, id=node_id(a, line), leaves=leaves))
-    return out
+                for child in shown.children[line]
+            ],
+        )
+        for line in points
+    ]
 
 
-def _first_message(a: Analysis, parent: dict[int, int | None], top: int, leaf: int) -> int:
-    """The first message entry on the way from ``top`` down to ``leaf`` (what names the
-    branch best), else ``top``."""
-    chain: list[int] = []
-    node: int | None = leaf
-    while node is not None and node != top and len(chain) <= len(parent):
-        chain.append(node)
-        node = parent.get(node)
-    chain.append(top)
-    return next((line for line in reversed(chain) if a.infos[line].type == "message"), top)
+BRANCH_NAME_STEPS = 8
+"""How far down a branch its name is looked for."""
 
 
-def _newest_leaf(children: dict[int, list[int]], line: int) -> int:
-    """The last entry in file order below ``line`` (or ``line``): a leaf, since children
-    follow their parents; where pi's ``/tree`` resumes that branch."""
-    newest = line
-    stack = [line]
-    seen = {line}
-    while stack:
-        node = stack.pop()
-        newest = max(newest, node)
-        for child in children.get(node, ()):
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+def _first_message(a: Analysis, children: dict[int, list[int]], top: int) -> int:
+    """The first message entry from ``top`` down while the branch does not fork (what names
+    the branch best: not a label or model change above it), else ``top``."""
+    node = top
+    for _ in range(BRANCH_NAME_STEPS):
+        if a.infos[node].type == "message":
+            return node
+        below = children.get(node, ())
+        if len(below) != 1:
+            break
+        node = below[0]
+    return top
+
+
+def _newest_leaves(entries: list[int], children: dict[int, list[int]]) -> dict[int, int]:
+    """Per entry, the last entry in file order in its subtree: a leaf (children follow their
+    parents), where pi's ``/tree`` resumes that branch."""
+    newest: dict[int, int] = {}
+    for line in reversed(entries):
+        newest[line] = max([line, *(newest.get(c, c) for c in children.get(line, ()))])
     return newest

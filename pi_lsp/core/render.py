@@ -40,6 +40,8 @@ MAX_TEXT = 200_000
 """A Markdown text (user, assistant) is cut after this many characters."""
 MAX_IMAGE = 2_000_000
 """An image whose base64 is longer than this is named, not shown."""
+WINDOW = 400
+"""How many items a preview of a long conversation renders whole (the rest as stubs)."""
 HIGHLIGHT_MAX = 50_000
 """Code longer than this is not highlighted (only escaped)."""
 
@@ -287,6 +289,20 @@ def _notes(item: Item) -> list[str]:
     return out
 
 
+def window(conv: Conversation, around: int | None, size: int = WINDOW) -> set[int] | None:
+    """The lines of the items to render whole: all when there are at most ``size`` items,
+    else ``size`` items centred on the item nearest line ``around`` (the last ``size``
+    items, where pi resumes, when ``around`` is None)."""
+    items = conv.items
+    if len(items) <= size:
+        return None
+    at = len(items) - 1
+    if around is not None:
+        at = min(range(len(items)), key=lambda n: abs(items[n].line - around))
+    start = max(0, min(at - size // 2, len(items) - size))
+    return {item.line for item in items[start : start + size]}
+
+
 # -- Markdown --------------------------------------------------------------------------
 
 
@@ -355,10 +371,14 @@ def _md_branches(point: BranchPoint, scrub: Scrub) -> list[str]:
 
 
 def markdown(
-    conv: Conversation, scrub: Scrub = str, skip: Container[int] = ()
+    conv: Conversation,
+    scrub: Scrub = str,
+    skip: Container[int] = (),
+    bodies: Container[int] | None = None,
 ) -> tuple[str, list[int]]:
     """The conversation as Markdown, and the 0-based line where each item starts (-1 for
-    the items on the lines in ``skip``, which are left out)."""
+    the items on the lines in ``skip``, which are left out). With ``bodies``, only the
+    items on those lines are shown whole; the others as their heading (a stub)."""
     out = [_md_inline(_summary_line(conv)), ""]
     if conv.header_findings and not skip:
         out += [*map(_md_finding, conv.header_findings), ""]
@@ -369,7 +389,11 @@ def markdown(
             starts.append(-1)
             continue
         starts.append(len(out))
-        out += _md_item(item, scrub)
+        out += (
+            _md_item(item, scrub)
+            if bodies is None or item.line in bodies
+            else _md_stub(item, scrub)
+        )
         if item.line in points:
             out += _md_branches(points[item.line], scrub)
     return "\n".join(out).rstrip("\n") + "\n", starts
@@ -390,6 +414,17 @@ def _md_item(item: Item, scrub: Scrub) -> list[str]:
     if item.findings:
         lines += [*map(_md_finding, item.findings), ""]
     return lines
+
+
+def _md_stub(item: Item, scrub: Scrub) -> list[str]:
+    """An item not rendered (outside the window): its kind, line and title."""
+    text = " · ".join(
+        [LABELS[item.kind], f"line {shown(item.line)}", scrub(item.title), *_notes(item)]
+    )
+    return [
+        f"{'*' if item.kind in MARKERS else '## '}{_md_inline(text)}{'*' if item.kind in MARKERS else ''}",
+        "",
+    ]
 
 
 def _summary_line(conv: Conversation) -> str:
@@ -437,16 +472,31 @@ def _highlight(code: str, lang: str, _attrs: Any) -> str:
     """Pygments' HTML for ``code`` in ``lang`` (``""``: escaped by markdown-it)."""
     if not lang or len(code) > HIGHLIGHT_MAX:
         return ""
+    lexer = _lexer(lang.split()[0].lower())
+    if lexer is None:
+        return ""
     from pygments import highlight
+
+    return str(highlight(code, lexer, _formatter()))
+
+
+@functools.cache
+def _formatter() -> Any:
     from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _lexer(name: str) -> Any:
+    """The Pygments lexer called ``name`` (None: no such lexer)."""
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
     try:
-        lexer = get_lexer_by_name(lang.split()[0])
+        return get_lexer_by_name(name)
     except ClassNotFound:
-        return ""
-    return str(highlight(code, lexer, HtmlFormatter(nowrap=True)))
+        return None
 
 
 def _md_html(text: str) -> str:
@@ -516,10 +566,23 @@ def _html_branches(point: BranchPoint, scrub: Scrub, anchors: bool) -> str:
     )
 
 
-def _html_item(item: Item, scrub: Scrub) -> str:
+def _classes(item: Item) -> str:
     classes = f"pi-item pi-{item.kind}" + (" pi-not-sent" if item.not_sent is not None else "")
-    if item.kind in MARKERS:
-        classes += " pi-marker"
+    return classes + " pi-marker" if item.kind in MARKERS else classes
+
+
+def _html_stub(item: Item, scrub: Scrub) -> str:
+    """An item not rendered (outside the window): its kind, line and title."""
+    return (
+        f'<section class="{_classes(item)} pi-stub" data-line="{item.line}" id="pi-line-{item.line}">'
+        f'<header class="pi-head"><span class="pi-role">{_esc(LABELS[item.kind])}</span> '
+        f'<a class="pi-line" data-line="{item.line}" href="#pi-line-{item.line}">line {shown(item.line)}</a>'
+        f' <span class="pi-title">{_esc(scrub(item.title))}</span></header></section>'
+    )
+
+
+def _html_item(item: Item, scrub: Scrub) -> str:
+    classes = _classes(item)
     where = f'<a class="pi-line" data-line="{item.line}" href="#pi-line-{item.line}">line {shown(item.line)}</a>'
     notes = "".join(f'<span class="pi-note-tag">{_esc(n)}</span>' for n in _notes(item))
     if item.kind in MARKERS:
@@ -541,12 +604,18 @@ def _html_item(item: Item, scrub: Scrub) -> str:
 
 
 def html_fragment(
-    conv: Conversation, scrub: Scrub = str, anchors: bool = False, skip: Container[int] = ()
+    conv: Conversation,
+    scrub: Scrub = str,
+    anchors: bool = False,
+    skip: Container[int] = (),
+    bodies: Container[int] | None = None,
 ) -> str:
     """The conversation as an HTML body fragment (no script, style or remote URL): one
     ``<section class="pi-item pi-KIND" data-line="N">`` per item (but those on the lines
     in ``skip``), branch points as ``<nav class="pi-branches">`` of ``<a class="pi-branch"
-    data-leaf="ID">``; with ``anchors``, each branch link also points at ``#pi-leaf-ID``."""
+    data-leaf="ID">``; with ``anchors``, each branch link also points at ``#pi-leaf-ID``.
+    With ``bodies``, only the items on those lines are shown whole, the others as stubs
+    (class ``pi-stub``: kind, line and title)."""
     out = [f'<p class="pi-summary">{_esc(_summary_line(conv))}</p>']
     if not skip:
         out += map(_html_finding, conv.header_findings)
@@ -554,7 +623,8 @@ def html_fragment(
     for item in conv.items:
         if item.line in skip:
             continue
-        out.append(_html_item(item, scrub))
+        whole = bodies is None or item.line in bodies
+        out.append(_html_item(item, scrub) if whole else _html_stub(item, scrub))
         if item.line in points:
             out.append(_html_branches(points[item.line], scrub, anchors))
     return "\n".join(out) + "\n"

@@ -1,11 +1,15 @@
 """The ``pi-lsp.preview`` command: the conversation along a leaf, rendered for an editor.
 
 Arguments ``[uri, options]``, options ``{"leaf": node id | null, "format": "html" |
-"markdown"}`` (both optional). The answer (the contract with the editors, see the
-README): ``uri``, ``version``, ``leafId``, ``resumedLeafId``, ``html`` or ``markdown``
-(the other ``""``), ``items`` (``line``, ``kind``, ``previewLine``: the item's first line
-in the Markdown, -1 for HTML) and ``branches`` (``line``, ``id``, ``leaves``: ``id``,
-``title``, ``current``). The rendering is the core's (:mod:`pi_lsp.core.render`).
+"markdown", "around": 0-based line | null}`` (all optional). The answer (the contract
+with the editors, see the README): ``uri``, ``version``, ``leafId``, ``resumedLeafId``,
+``html`` or ``markdown`` (the other ``""``), ``items`` (``line``, ``kind``,
+``previewLine``: the item's first line in the Markdown, -1 for HTML; ``rendered``: whole,
+or a stub) and ``branches`` (``line``, ``id``, ``leaves``: ``id``, ``title``,
+``current``). A conversation of more than :data:`~pi_lsp.core.render.WINDOW` items is
+rendered whole only around ``around`` (default: its end), the rest as stubs that a later
+call with another ``around`` fills in. The rendering is the core's
+(:mod:`pi_lsp.core.render`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pi_lsp.core.conversation import Conversation, UnknownLeaf, conversation
 from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.model import Analysis
-from pi_lsp.core.render import html_fragment, markdown
+from pi_lsp.core.render import html_fragment, markdown, window
 
 from . import commands
 from .server import PiLanguageServer
@@ -25,22 +29,27 @@ from .server import PiLanguageServer
 FORMATS = ("html", "markdown")
 
 
-def _options(value: Any) -> tuple[str | None, str]:
-    """The leaf and the format asked for (InvalidParams when malformed)."""
+def _options(value: Any) -> tuple[str | None, str, int | None]:
+    """The leaf, the format and the line to render around (InvalidParams when malformed)."""
     if value is None:
-        return None, "html"
+        return None, "html", None
     if not isinstance(value, dict):
         raise JsonRpcInvalidParams(f"{commands.PREVIEW}: options must be an object")
     leaf = value.get("leaf")
     fmt = value.get("format", "html")
+    around = value.get("around")
     if leaf is not None and not isinstance(leaf, str):
         raise JsonRpcInvalidParams(f"{commands.PREVIEW}: leaf must be an entry id or null")
     if fmt not in FORMATS:
         raise JsonRpcInvalidParams(f"{commands.PREVIEW}: format must be 'html' or 'markdown'")
-    return leaf, fmt
+    if around is not None and (not isinstance(around, int) or isinstance(around, bool)):
+        raise JsonRpcInvalidParams(f"{commands.PREVIEW}: around must be a 0-based line or null")
+    return leaf, fmt, around
 
 
-def preview_json(a: Analysis, leaf: str | None, fmt: str) -> dict[str, Any]:
+def preview_json(
+    a: Analysis, leaf: str | None, fmt: str, around: int | None = None
+) -> dict[str, Any]:
     """The answer of ``pi-lsp.preview`` for ``a`` (without ``uri`` and ``version``)."""
     refused = analysis_refusal(a)
     if refused is not None:
@@ -49,20 +58,28 @@ def preview_json(a: Analysis, leaf: str | None, fmt: str) -> dict[str, Any]:
         conv = conversation(a, leaf)
     except UnknownLeaf as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
+    bodies = window(conv, around)
     if fmt == "markdown":
-        text, starts = markdown(conv)
-        return _answer(conv, "", text, starts)
-    return _answer(conv, html_fragment(conv), "", [-1] * len(conv.items))
+        text, starts = markdown(conv, bodies=bodies)
+        return _answer(conv, "", text, starts, bodies)
+    return _answer(conv, html_fragment(conv, bodies=bodies), "", [-1] * len(conv.items), bodies)
 
 
-def _answer(conv: Conversation, html: str, text: str, starts: list[int]) -> dict[str, Any]:
+def _answer(
+    conv: Conversation, html: str, text: str, starts: list[int], bodies: set[int] | None
+) -> dict[str, Any]:
     return {
         "leafId": conv.leaf_id,
         "resumedLeafId": conv.resumed_id,
         "html": html,
         "markdown": text,
         "items": [
-            {"line": item.line, "kind": item.kind, "previewLine": start}
+            {
+                "line": item.line,
+                "kind": item.kind,
+                "previewLine": start,
+                "rendered": bodies is None or item.line in bodies,
+            }
             for item, start in zip(conv.items, starts, strict=True)
         ],
         "branches": [
@@ -83,7 +100,7 @@ def register(server: PiLanguageServer) -> None:
     async def preview(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
         if not 1 <= len(args) <= 2:
             raise JsonRpcInvalidParams(f"{commands.PREVIEW} expects [uri, options]")
-        leaf, fmt = _options(args[1] if len(args) == 2 else None)
+        leaf, fmt, around = _options(args[1] if len(args) == 2 else None)
         src = await ls.source(args[0])
-        answer = await ls.scheduler.compute(lambda: preview_json(src.analysis, leaf, fmt))
+        answer = await ls.scheduler.compute(lambda: preview_json(src.analysis, leaf, fmt, around))
         return {"uri": src.uri, "version": src.version, **answer}

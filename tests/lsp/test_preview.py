@@ -108,5 +108,5 @@ async def test_follows_an_append(client: LanguageClient) -> None:
     )
     out = await preview(client, URI)
     assert out["version"] == 2
-    assert out["items"][-1] == {"line": 8, "kind": "user", "previewLine": -1}
+    assert out["items"][-1] == {"line": 8, "kind": "user", "previewLine": -1, "rendered": True}
     assert "appended later" in out["html"]
