@@ -325,21 +325,21 @@ def test_migration_quick_fix(nvim_run: dict[str, Any]) -> None:
     assert {"PI001", "PI400"} <= codes_after
 
 
-def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
-    """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
-    Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with
-    PI_LSP_README_SCREENSHOTS=1)."""
+def tmux_screenshot(
+    nvim: str, tmp_path: Path, session: Path, home: Path, setup: Path, shot: dict[str, Any], name: str
+) -> str:
+    """Run a real Neovim UI in tmux on ``session`` with ``setup`` (a luafile reading
+    ``g:pi_shot``), wait for its ``done`` file, render the pane to ``SCREENSHOTS/name`` through
+    Chromium and return the pane's text (ANSI codes kept)."""
     tmux = shutil.which("tmux")
     chromium = os.environ.get("PI_LSP_CHROMIUM") or shutil.which("chromium")
     if not tmux or not chromium:
         pytest.skip("tmux and chromium are needed for the screenshot")
     from ansi_html import to_html
 
-    session = make_session(tmp_path)
     done = tmp_path / "done"
+    shot = {**shot, "done": str(done)}
     cols, rows = 150, 26
-    # hover the orphan (line 6, PI400) with the float below its virtual diagnostic lines
-    shot = {"server_cmd": server_cmd, "hover_line": 5, "offset_y": 2, "done": str(done)}
     xdg = tmp_path / "xdg"
     nvim_cmd = [
         nvim,
@@ -349,8 +349,8 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         "--cmd",
         f"let g:pi_shot = json_decode('{json.dumps(shot)}')",
         "--cmd",
-        f"luafile {HERE / 'nvim_screenshot.lua'}",
-        str(session.path),
+        f"luafile {setup}",
+        str(session),
     ]
     sock = f"pi-lsp-shot-{os.getpid()}"
     env = {
@@ -363,19 +363,19 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         "XDG_CACHE_HOME": str(xdg / "cache"),
     }
     base = [tmux, "-L", sock, "-f", "/dev/null"]
-    shell_cmd = " ".join(shlex_quote(a) for a in ["env", f"HOME={session.home}", *nvim_cmd])
+    shell_cmd = " ".join(shlex_quote(a) for a in ["env", f"HOME={home}", *nvim_cmd])
     subprocess.run(
         [*base, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "shot", shell_cmd],
         check=True,
         env=env,
-        cwd=session.path.parent,
+        cwd=session.parent,
         timeout=30,
     )
     try:
         deadline = time.monotonic() + 60
         while not done.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert done.exists(), "Neovim did not show diagnostics + hover in time"
+        assert done.exists(), f"Neovim did not get ready for {name} in time"
         ansi = subprocess.run(
             [*base, "capture-pane", "-e", "-p", "-t", "shot"],
             capture_output=True,
@@ -385,10 +385,10 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         ).stdout
     finally:
         subprocess.run([*base, "kill-server"], capture_output=True, timeout=30)
-    page = tmp_path / "neovim.html"
+    page = tmp_path / f"{name}.html"
     page.write_text(to_html(ansi, cols), encoding="utf-8")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    png = SCREENSHOTS / "neovim.png"
+    png = SCREENSHOTS / name
     width, height = int(cols * 9.05) + 16, int(rows * 15 * 1.25) + 16
     subprocess.run(
         [
@@ -412,10 +412,40 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         check=True,
     )
     assert png.stat().st_size > 10_000
+    return ansi
+
+
+def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
+    Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with
+    PI_LSP_README_SCREENSHOTS=1)."""
+    session = make_session(tmp_path)
+    # hover the orphan (line 6, PI400) with the float below its virtual diagnostic lines
+    shot = {"server_cmd": server_cmd, "hover_line": 5, "offset_y": 2}
+    ansi = tmux_screenshot(
+        nvim, tmp_path, session.path, session.home, HERE / "nvim_screenshot.lua", shot, "neovim.png"
+    )
     text = re.sub(r"\x1b\[[0-9;:]*m", "", ansi)
     assert "PI400" in text and "PI001" in text and "6b6b6b6b" in text, text
     if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
-        shutil.copyfile(png, EDITORS / "neovim" / "screenshot.png")
+        shutil.copyfile(SCREENSHOTS / "neovim.png", EDITORS / "neovim" / "screenshot.png")
+
+
+def test_preview_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """:PiLspPreview in a real Neovim UI beside the session, the cursor on the first answer:
+    tests/editors/screenshots/neovim-preview.png (and editors/neovim/preview.png with
+    PI_LSP_README_SCREENSHOTS=1)."""
+    base = make_session(tmp_path)
+    session = preview_session(base)
+    shot = {"server_cmd": server_cmd, "cursor_line": PREVIEW_LINES["a1"]}
+    ansi = tmux_screenshot(
+        nvim, tmp_path, session, base.home, HERE / "nvim_preview_screenshot.lua", shot, "neovim-preview.png"
+    )
+    text = re.sub(r"\x1b\[[0-9;:]*m", "", ansi)
+    assert "## Assistant · line 4" in text and "→ bash" in text, text
+    assert "Thinking (2 lines)" in text and "The loop stops" not in text  # folded
+    if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
+        shutil.copyfile(SCREENSHOTS / "neovim-preview.png", EDITORS / "neovim" / "preview.png")
 
 
 def test_workspace_diagnostics_list_a_session_never_opened(

@@ -86,6 +86,14 @@ function M.foldexpr(lnum)
   return st and st.folds and st.folds[lnum] or '0'
 end
 
+--- 'foldtext' of a preview window: a <details> section by its summary, an item by its line.
+function M.foldtext()
+  local first = vim.fn.getline(vim.v.foldstart)
+  local summary = first:match('<summary>(.-)</summary>')
+  local count = vim.v.foldend - vim.v.foldstart + 1
+  return ('▸ %s  (%d lines folded)'):format(summary or first, count)
+end
+
 --- Move the preview's cursor to the item at or above the session window's cursor.
 function M.follow_source(src)
   local st = state[src]
@@ -97,6 +105,9 @@ function M.follow_source(src)
   local it = M.item_at_line(st.items, vim.api.nvim_win_get_cursor(sw)[1] - 1)
   if it and it ~= M.item_at_preview_line(st.items, vim.api.nvim_win_get_cursor(pw)[1] - 1) then
     vim.api.nvim_win_set_cursor(pw, { it.previewLine + 1, 0 })
+    vim.api.nvim_win_call(pw, function()
+      vim.cmd('normal! zt') -- the item at the top of the split
+    end)
   end
 end
 
@@ -140,6 +151,7 @@ local function set_window_options(win)
   local wo = vim.wo[win]
   wo.foldmethod = 'expr'
   wo.foldexpr = "v:lua.require'pi_lsp.preview'.foldexpr(v:lnum)"
+  wo.foldtext = "v:lua.require'pi_lsp.preview'.foldtext()"
   wo.foldlevel = 1
   wo.wrap = true
   wo.linebreak = true
@@ -151,7 +163,11 @@ end
 
 local function create_buffer(src)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_name(buf, 'pi-preview://' .. vim.api.nvim_buf_get_name(src))
+  local name = vim.api.nvim_buf_get_name(src)
+  -- the file name (the full path when another preview has that name already)
+  if not pcall(vim.api.nvim_buf_set_name, buf, 'pi-preview://' .. vim.fs.basename(name)) then
+    vim.api.nvim_buf_set_name(buf, 'pi-preview://' .. name)
+  end
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = 'markdown'
