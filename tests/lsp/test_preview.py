@@ -110,3 +110,19 @@ async def test_follows_an_append(client: LanguageClient) -> None:
     assert out["version"] == 2
     assert out["items"][-1] == {"line": 8, "kind": "user", "previewLine": -1, "rendered": True}
     assert "appended later" in out["html"]
+
+
+async def test_long_conversation_renders_a_window(client: LanguageClient) -> None:
+    chain = [user("e0", None, "turn 0")]
+    chain += [user(f"e{n}", f"e{n - 1}", f"turn {n}") for n in range(1, 500)]
+    await open_document(client, doc(header(), *chain), URI)
+    end = await preview(client, URI, {"format": "markdown"})
+    rendered = [i["line"] for i in end["items"] if i["rendered"]]
+    assert len(end["items"]) == 500 and rendered == list(range(101, 501))
+    assert "turn 499" in end["markdown"] and "\nturn 10\n" not in end["markdown"]
+    middle = await preview(client, URI, {"around": 50})
+    rendered = [i["line"] for i in middle["items"] if i["rendered"]]
+    assert rendered == list(range(1, 401))
+    assert (
+        "<p>turn 10</p>" in middle["html"] and 'class="pi-item pi-user pi-stub"' in middle["html"]
+    )
