@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pi_lsp.core.analysis import analyze
 from pi_lsp.core.conversation import UnknownLeaf, conversation
 from pi_lsp.core.redact import redact
 from pi_lsp.core.render import MAX_LINES, html_fragment, markdown
 from tests.core.pi_sessions import TS, assistant, doc, entry, header, js, result, user
+from tests.robustness.settings import bounded
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
@@ -124,9 +127,16 @@ def test_untrusted_text_is_escaped_and_loads_nothing() -> None:
         "<img src=x onerror=alert(1)> [site](https://evil.example/a) "
         "![pic](https://evil.example/p.png) <script>x</script>"
     )
-    c = conv(user("u1", None, text))
+    c = conv(
+        user("u1", None, text),
+        entry("label", "l1", "u1", targetId="u1", label="<script>l</script>"),
+        entry("model_change", "m1", "l1", provider="<b>p</b>", modelId="<script>m</script>"),
+        entry("custom_message", "c1", "m1", customType="<i>t</i>", content="<script>c</script>"),
+    )
+    for html in (html_fragment(c), html_fragment(c, bodies=set())):  # whole, and as stubs
+        assert "<script>" not in html and "<img src=x" not in html
+        assert "<b>" not in html and "<i>" not in html
     html = html_fragment(c)
-    assert "<script>" not in html and "<img src=x" not in html
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html)
     assert 'class="pi-link"' in html and "evil.example" in html  # shown, not linked
 
@@ -198,3 +208,127 @@ def test_highlighted_code_fence() -> None:
 )
 def test_redact(text: str, masked: str) -> None:
     assert redact(text) == masked
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from(["", "x", "<script>x</script>", "sk-ant-" + "k" * 20, "```", "\u2028"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "text", "data", "arguments", "content"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+_BLOCK = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "thinking", "toolCall", "image", "other"])},
+    optional={
+        "text": _JSON,
+        "thinking": _JSON,
+        "name": _JSON,
+        "arguments": _JSON,
+        "data": _JSON,
+        "mimeType": st.sampled_from(["image/png", "text/html", 3]),
+    },
+)
+_MESSAGE = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(
+            [
+                "user",
+                "assistant",
+                "toolResult",
+                "bashExecution",
+                "custom",
+                "hookMessage",
+                "system",
+                "branchSummary",
+                "compactionSummary",
+                "odd",
+                7,
+            ]
+        )
+    },
+    optional={
+        "content": st.one_of(_JSON, st.lists(_BLOCK, max_size=4)),
+        "usage": _JSON,
+        "stopReason": _JSON,
+        "command": _JSON,
+        "output": _JSON,
+        "exitCode": _JSON,
+        "summary": _JSON,
+        "toolName": _JSON,
+        "customType": _JSON,
+        "model": _JSON,
+    },
+)
+
+
+@st.composite
+def odd_sessions(draw: st.DrawFn) -> str:
+    """Sessions of a few entries of every type, with message fields of any JSON shape."""
+    lines = [header()]
+    for n in range(draw(st.integers(0, 7))):
+        parent = draw(st.sampled_from([None, *[f"e{k}" for k in range(n)], "ghost"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "message",
+                    "message",
+                    "compaction",
+                    "branch_summary",
+                    "custom_message",
+                    "context_edit",
+                    "model_change",
+                    "label",
+                    "usage",
+                    "weird",
+                ]
+            )
+        )
+        obj = {"type": kind, "id": f"e{n}", "parentId": parent, "timestamp": TS}
+        if kind == "message":
+            obj["message"] = draw(_MESSAGE)
+        else:
+            obj.update(
+                draw(
+                    st.dictionaries(
+                        st.sampled_from(
+                            [
+                                "summary",
+                                "firstKeptEntryId",
+                                "targetId",
+                                "replacement",
+                                "content",
+                                "tokensBefore",
+                                "label",
+                                "modelId",
+                                "fromId",
+                            ]
+                        ),
+                        _JSON | st.sampled_from([f"e{k}" for k in range(n + 1)]),
+                        max_size=3,
+                    )
+                )
+            )
+        lines.append(js(obj))
+    return doc(*lines)
+
+
+@bounded(examples=80)
+@given(odd_sessions())
+def test_any_session_renders_without_raising(text: str) -> None:
+    a = analyze(text)
+    leaves = [None, *(f"e{n}" for n in range(text.count("\n") - 1))]
+    for leaf in leaves:
+        try:
+            c = conversation(a, leaf)
+        except UnknownLeaf:
+            continue
+        html = html_fragment(c, redact)
+        md, starts = markdown(c)
+        assert "<script" not in html and "sk-ant-k" not in html
+        assert len(starts) == len(c.items) and all(0 <= s < md.count("\n") for s in starts)
