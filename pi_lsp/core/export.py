@@ -165,6 +165,7 @@ h1 { font-size: 1.6em; margin: 0 0 4px; }
 .pi-text > :first-child { margin-top: 4px; } .pi-text > :last-child { margin-bottom: 4px; }
 .pi-note, .pi-more { color: var(--muted); font-style: italic; font-size: 0.9em; }
 .pi-call { border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px; }
+.pi-arg-name { color: var(--muted); font-size: 0.85em; }
 .pi-call-name { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em;
   color: var(--tool); }
 pre.pi-code, .pi-text pre { background: var(--code); border-radius: 6px; padding: 8px 10px;

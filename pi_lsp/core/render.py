@@ -86,7 +86,8 @@ class Part(NamedTuple):
     """One piece of an item's body.
 
     ``kind``: ``md`` (Markdown ``text``), ``thinking``, ``call`` (a tool call: ``title``
-    the tool, ``text`` its arguments as JSON), ``output`` (plain text, folded when long;
+    the tool, ``text`` its short arguments as JSON), ``arg`` (a long argument of the call
+    before it: ``title`` its name, ``text`` its value, ``lang`` its language), ``output`` (plain text, folded when long;
     ``title`` says what), ``code`` (``text`` in language ``lang``), ``image`` (``lang`` the
     MIME type, ``text`` the base64 data or ``""`` when not shown, ``title`` its size), or
     ``note`` (one short line).
@@ -207,16 +208,50 @@ def _blocks(content: Any, text_kind: str) -> list[Part]:
             text = _string(block.get("thinking"))
             out.append(Part("thinking", text) if text else Part("note", "thinking (redacted)"))
         elif btype == "toolCall":
-            out.append(_call(block))
+            out += _call(block)
         elif btype == "image":
             out.append(_image(block))
     return out
 
 
-def _call(block: dict[str, Any]) -> Part:
+def _call(block: dict[str, Any]) -> list[Part]:
+    """A tool call: its name and short arguments as JSON, then each long or multi-line
+    string argument as text of its own (code in the language of the call's ``path``)."""
+    name = _string(block.get("name")) or "tool"
     args = block.get("arguments")
-    text = dumps(args, indent=True) if args is not None else ""
-    return Part("call", text, _string(block.get("name")) or "tool", "json")
+    if not isinstance(args, dict):
+        return [Part("call", dumps(args, indent=True) if args is not None else "", name, "json")]
+    long = {k: v for k, v in args.items() if isinstance(v, str) and ("\n" in v or len(v) > 160)}
+    rest = {k: v for k, v in args.items() if k not in long}
+    path = next((v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)), "")
+    code = _language(path.rsplit("/", 1)[-1]) if path else ""
+    return [
+        Part("call", dumps(rest, indent=True) if rest else "", name, "json"),
+        *(
+            Part(
+                "arg", value, key, "bash" if key == "command" else code if key in CODE_KEYS else ""
+            )
+            for key, value in long.items()
+        ),
+    ]
+
+
+PATH_KEYS = ("path", "file_path", "filePath")
+CODE_KEYS = frozenset({"content", "oldText", "newText", "old_string", "new_string", "code"})
+"""Arguments that hold code of the file the call's ``path`` names."""
+
+
+@functools.lru_cache(maxsize=256)
+def _language(filename: str) -> str:
+    """The Pygments name of the language of ``filename`` (``""``: none known)."""
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_for_filename(filename)
+    except ClassNotFound:
+        return ""
+    return str(lexer.aliases[0]) if lexer.aliases else ""
 
 
 def _image(block: dict[str, Any]) -> Part:
@@ -238,6 +273,12 @@ def _cut(text: str) -> tuple[str, str]:
         return text, ""
     rest = text.count("\n", len(head)) + (0 if text[len(head) :].startswith("\n") else 1)
     return head, f"… {rest:,} more line{'s' if rest != 1 else ''}"
+
+
+def _capital(title: str) -> str:
+    """A fold's label: ``title`` (default ``output``) with a capital first letter."""
+    title = title or "output"
+    return title[:1].upper() + title[1:]
 
 
 def _lines(text: str) -> str:
@@ -337,8 +378,10 @@ def _md_part(part: Part, scrub: Scrub) -> list[str]:
     if more:
         block.append(f"*{more}*")
     if kind == "call":
-        return [f"**→ {_md_inline(scrub(part.title))}**", "", *block, ""]
-    summary = "Thinking" if kind == "thinking" else (part.title or "output").capitalize()
+        return [f"**→ {_md_inline(scrub(part.title))}**", "", *(block if part.text else []), ""]
+    if kind == "arg" and not _folds(part.text):
+        return [f"*{_md_inline(scrub(part.title))}:*", "", *block, ""]
+    summary = "Thinking" if kind == "thinking" else _md_inline(scrub(_capital(part.title)))
     if kind == "thinking" or _folds(part.text):
         return [
             f"<details><summary>{summary} ({_lines(part.text)})</summary>",
@@ -529,7 +572,10 @@ def _html_part(part: Part, scrub: Scrub) -> str:
     body, more = _cut(scrub(part.text))
     block = _pre(body, part.lang) + (f'<p class="pi-more">{_esc(more)}</p>' if more else "")
     if kind == "call":
-        return f'<div class="pi-call"><div class="pi-call-name">→ {_esc(scrub(part.title))}</div>{block}</div>'
+        shown_args = block if part.text else ""
+        return f'<div class="pi-call"><div class="pi-call-name">→ {_esc(scrub(part.title))}</div>{shown_args}</div>'
+    if kind == "arg" and not _folds(part.text):
+        return f'<div class="pi-arg"><div class="pi-arg-name">{_esc(scrub(part.title))}</div>{block}</div>'
     if kind == "thinking":
         return (
             f'<details class="pi-thinking"><summary>Thinking ({_lines(part.text)})</summary>'
@@ -538,7 +584,7 @@ def _html_part(part: Part, scrub: Scrub) -> str:
             + "</details>"
         )
     if _folds(part.text):
-        label = _esc((part.title or "output").capitalize())
+        label = _esc(scrub(_capital(part.title)))
         return f'<details class="pi-output"><summary>{label} ({_lines(part.text)})</summary>{block}</details>'
     return f'<div class="pi-output">{block}</div>'
 

@@ -332,3 +332,19 @@ def test_any_session_renders_without_raising(text: str) -> None:
         md, starts = markdown(c)
         assert "<script" not in html and "sk-ant-k" not in html
         assert len(starts) == len(c.items) and all(0 <= s < md.count("\n") for s in starts)
+
+
+def test_long_tool_arguments_read_as_code() -> None:
+    call = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "write",
+        "arguments": {"path": "src/app.py", "content": "def f():\n    return 1\n"},
+    }
+    c = conv(entry("message", "a1", None, message={"role": "assistant", "content": [call]}))
+    md, _ = markdown(c)
+    assert (
+        '"path": "src/app.py"' in md and "*content:*\n\n```python\ndef f():\n    return 1\n" in md
+    )
+    assert '<div class="pi-arg-name">content</div>' in html_fragment(c)
+    assert '<span class="k">def</span>' in html_fragment(c)
