@@ -2,8 +2,8 @@
 
 On pi-written sessions (the shared fixtures, ``examples/pi16-session.jsonl`` and sessions
 pi 1.6's SessionManager writes here with every 1.6 kind), the messages the conversation's
-items carry are pi 1.6's ``buildSessionContext`` messages for the leaf, in order, with
-their text; each user and assistant text stands in the Markdown under its own item; and
+items carry are pi 1.6's ``buildSessionContext`` messages for the leaf (and pi 0.73.1's, on
+the files it reads), in order, with their text; each user and assistant text stands in the Markdown under its own item; and
 every branch link of a branch point renders what pi builds from that leaf (pi's ``/tree``
 navigation).
 """
@@ -71,9 +71,17 @@ def check_file(path: Path, oracle: Oracle) -> None:
         check_markdown(switched)
 
 
-@pytest.mark.parametrize("name", ALL + PI16_ONLY)
-def test_fixture_conversation_is_pis(pi16_oracle: Oracle, fixtures_dir: Path, name: str) -> None:
+@pytest.mark.parametrize("name", PI16_ONLY)
+def test_pi16_fixture_conversation_is_pis(
+    pi16_oracle: Oracle, fixtures_dir: Path, name: str
+) -> None:
     check_file(fixtures_dir / name, pi16_oracle)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_fixture_conversation_is_pis(any_pi_oracle: Oracle, fixtures_dir: Path, name: str) -> None:
+    """Files pi 0.73.1 reads too: its ``buildSessionContext`` agrees."""
+    check_file(fixtures_dir / name, any_pi_oracle)
 
 
 def test_example_conversation_is_pis(pi16_oracle: Oracle) -> None:
