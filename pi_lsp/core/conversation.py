@@ -23,7 +23,7 @@ from .context import ContextMessage, SessionContext, is_system_message, session_
 from .describe import entry_title
 from .findings import Finding, sort_key
 from .model import Analysis
-from .sent import request
+from .sent import request, synthetic_calls
 from .treedata import HIDDEN_TYPES, node_id, visible_tree
 
 _LINE_ID = re.compile(r"L(\d+)")
@@ -67,7 +67,8 @@ class Item:
     only some items parses only theirs); ``messages`` the context messages pi sends for it
     (empty for a marker such as a model change, or when it is not sent); ``not_sent`` why a
     message entry is not sent (None: sent, or nothing to send); ``edited`` the line of the
-    context edit that replaced its content.
+    context edit that replaced its content; ``unanswered`` the tool calls of an assistant
+    turn that pi-ai answers with a synthetic ``"No result provided"``.
     """
 
     line: int
@@ -78,6 +79,7 @@ class Item:
     not_sent: str | None = None
     edited: int | None = None
     findings: list[Finding] = field(default_factory=list)
+    unanswered: list[str] = field(default_factory=list)
     full: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -176,7 +178,11 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
     for m in ctx.messages:
         sent.setdefault(m.line, []).append(m)
     in_context = set(ctx.entries)
-    dropped = set(request(ctx).dropped)
+    req = request(ctx)
+    dropped = set(req.dropped)
+    unanswered: dict[int | None, list[str]] = {}
+    for turn, call in synthetic_calls(req):
+        unanswered.setdefault(turn, []).append(str(call))
     head = ctx.entries[0] if ctx.entries and _is_compaction(a, ctx.entries[0]) else None
     items: list[Item] = []
     for line in _ordered(ctx, head):
@@ -191,6 +197,7 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
             messages=sent.get(line, []),
             edited=ctx.edits.get(line),
             findings=findings.get(line, []),
+            unanswered=sorted(unanswered.get(line, ())),
         )
         item.not_sent = _why_not_sent(item, in_context, dropped, head)
         items.append(item)

@@ -24,6 +24,7 @@ from .describe import clip, system_changes
 from .findings import Finding
 from .jsontext import dumps
 from .numbering import shown
+from .sent import NO_RESULT
 from .stats import read_usage
 
 Scrub = Callable[[str], str]
@@ -327,6 +328,9 @@ def _notes(item: Item) -> list[str]:
         out.append(f"not sent: {item.not_sent}")
     if item.edited is not None and item.messages:
         out.append(f"content replaced by the context edit on line {shown(item.edited)}")
+    if item.unanswered:
+        calls = ", ".join(item.unanswered)
+        out.append(f'unanswered call {calls}: pi-ai sends "{NO_RESULT}"')
     return out
 
 

@@ -89,6 +89,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         ("export", tmp_path / "missing.jsonl"),
         ("export", session(tmp_path), "--leaf", "nope"),
         ("export", session(tmp_path), "--format", "pdf"),
+        ("export", session(tmp_path, "")),  # no session: pi would not open it
     ]
     for args in cases:
         out = run_cli(*args)

@@ -348,3 +348,15 @@ def test_long_tool_arguments_read_as_code() -> None:
     )
     assert '<div class="pi-arg-name">content</div>' in html_fragment(c)
     assert '<span class="k">def</span>' in html_fragment(c)
+
+
+def test_unanswered_call_is_said() -> None:
+    c = conv(
+        user("u1", None),
+        assistant("a1", "u1", calls=("c1", "c2")),
+        result("r1", "a1", "c1"),
+        user("u2", "r1"),
+    )
+    assert [i.unanswered for i in c.items] == [[], ["c2"], [], []]
+    md, _ = markdown(c)
+    assert 'unanswered call c2: pi-ai sends "No result provided"' in md
