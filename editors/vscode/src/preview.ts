@@ -3,7 +3,8 @@
 // extension only shows it: the page around the server's fragment (strict CSP, theme colours,
 // script and stylesheet from the extension, nothing remote) and the following both ways:
 // a click on an item reveals its line, moving the cursor scrolls the preview to the item at or
-// above it. It re-renders while the file changes (typing, or pi appending on disk) and a
+// above it. A long conversation comes whole around one line, the rest as stubs: when stubs
+// come into view the page asks for the part around them. It re-renders while the file changes (typing, or pi appending on disk) and a
 // branch link renders another leaf.
 import * as crypto from 'crypto';
 import * as path from 'path';
@@ -23,7 +24,11 @@ export interface PreviewHost {
 }
 
 /** Messages from the webview's script (webview/preview.ts). */
-type FromWebview = { type: 'ready' } | { type: 'reveal'; line: number } | { type: 'leaf'; leaf: string | null };
+type FromWebview =
+    | { type: 'ready' }
+    | { type: 'reveal'; line: number }
+    | { type: 'around'; line: number }
+    | { type: 'leaf'; leaf: string | null };
 
 /** The messages the webview's script understands. */
 type ToWebview =
@@ -49,7 +54,10 @@ function isMessage(m: unknown): m is FromWebview {
     const msg = m as Record<string, unknown>;
     return (
         msg.type === 'ready' ||
-        (msg.type === 'reveal' && typeof msg.line === 'number' && Number.isInteger(msg.line) && msg.line >= 0) ||
+        ((msg.type === 'reveal' || msg.type === 'around') &&
+            typeof msg.line === 'number' &&
+            Number.isInteger(msg.line) &&
+            msg.line >= 0) ||
         (msg.type === 'leaf' && (typeof msg.leaf === 'string' || msg.leaf === null))
     );
 }
@@ -90,6 +98,8 @@ function escapeHtml(text: string): string {
 /** One preview panel, bound to one session file. */
 class SessionPreview {
     private leaf: string | null = null;
+    /** The line a long conversation is rendered whole around (null: its end). */
+    private around: number | null = null;
     private last: ToWebview | undefined;
     private ready = false;
     private pending = Promise.resolve();
@@ -159,7 +169,7 @@ class SessionPreview {
     private async draw(): Promise<void> {
         const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === this.uri.toString());
         const uri = doc ? this.host.uriString(doc) : this.uri.toString();
-        const options: PreviewOptions = { leaf: this.leaf, format: 'html' };
+        const options: PreviewOptions = { leaf: this.leaf, format: 'html', around: this.around };
         let result: PreviewResult;
         try {
             result = await this.host.executeServerCommand<PreviewResult>(COMMANDS.preview, [uri, options]);
@@ -194,7 +204,14 @@ class SessionPreview {
             }
         } else if (message.type === 'leaf') {
             this.leaf = message.leaf;
+            this.around = null;
             this.refresh();
+        } else if (message.type === 'around') {
+            // stubs came into view (or the cursor's item is one): that part whole
+            if (message.line !== this.around) {
+                this.around = message.line;
+                this.refresh();
+            }
         } else {
             await this.reveal(message.line);
         }

@@ -45,6 +45,8 @@ export interface PreviewOptions {
     /** The leaf to render (entry id or "L<line>"); null: the leaf pi resumes. */
     leaf: string | null;
     format: 'html' | 'markdown';
+    /** A long conversation is rendered whole around this 0-based line (null: its end). */
+    around?: number | null;
 }
 
 export interface PreviewItem {
@@ -53,6 +55,8 @@ export interface PreviewItem {
     kind: string;
     /** 0-based line in `markdown` where the item starts (-1 for format html). */
     previewLine: number;
+    /** Whole, or a stub (only its heading) outside the window of a long conversation. */
+    rendered?: boolean;
 }
 
 export interface PreviewLeaf {

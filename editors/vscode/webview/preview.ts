@@ -1,7 +1,9 @@
 // The script of the session preview's webview (bundled to out/preview.js). It puts the
 // server's fragment in the page, keeps the reading position across re-renders (or the end in
 // view while pi appends), scrolls to the item at or above the editor's cursor, and tells the
-// extension about clicks: an item (reveal its line) or a branch link (render that leaf).
+// extension about clicks: an item (reveal its line) or a branch link (render that leaf). Items
+// outside the window of a long conversation are stubs (class pi-stub): when one is on screen, or
+// is the cursor's item, the page asks for the conversation rendered around it.
 
 interface VsCodeApi {
     postMessage(message: unknown): void;
@@ -87,10 +89,35 @@ function drawBar(m: RenderMessage): void {
 
 /** Whether a conversation is shown (not the first render, nor after an error). */
 let rendered = false;
+/** The line asked for as `around` and not rendered yet, and the cursor line to follow then. */
+let asked: number | undefined;
+let followAfter: number | undefined;
+
+/** Ask for the conversation rendered whole around this stub (once until the next render). */
+function askAround(stub: HTMLElement): void {
+    const line = lineOf(stub);
+    if (asked !== line) {
+        asked = line;
+        vscode.postMessage({ type: 'around', line });
+    }
+}
+
+/** The first stub on screen, if any. */
+function visibleStub(): HTMLElement | undefined {
+    const top = bar.offsetHeight;
+    return items().find((el) => {
+        if (!el.classList.contains('pi-stub')) {
+            return false;
+        }
+        const box = el.getBoundingClientRect();
+        return box.bottom > top && box.top < window.innerHeight;
+    });
+}
 
 function render(m: RenderMessage): void {
     const followEnd = rendered && atEnd();
     rendered = true;
+    asked = undefined;
     const position = readingPosition();
     content.innerHTML = m.html;
     drawBar(m);
@@ -104,6 +131,15 @@ function render(m: RenderMessage): void {
             window.scrollBy(0, el.getBoundingClientRect().top - position.offset);
         }
     }
+    if (followAfter !== undefined) {
+        const line = followAfter;
+        followAfter = undefined;
+        follow(line);
+    }
+    const stub = visibleStub();
+    if (stub) {
+        askAround(stub);
+    }
 }
 
 /** Mark the item at or above the cursor and bring it into view when it is not. */
@@ -116,12 +152,27 @@ function follow(line: number): void {
         return;
     }
     el.classList.add('pi-cursor');
+    if (el.classList.contains('pi-stub')) {
+        followAfter = line;
+        askAround(el);
+    }
     const box = el.getBoundingClientRect();
     const visible = box.top < window.innerHeight && box.bottom > bar.offsetHeight;
     if (!visible) {
         el.scrollIntoView({ block: 'start' });
     }
 }
+
+let scrollTimer: number | undefined;
+window.addEventListener('scroll', () => {
+    window.clearTimeout(scrollTimer);
+    scrollTimer = window.setTimeout(() => {
+        const stub = visibleStub();
+        if (stub) {
+            askAround(stub);
+        }
+    }, 150);
+});
 
 window.addEventListener('message', (event: MessageEvent<Message>) => {
     const m = event.data;
