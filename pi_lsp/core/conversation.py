@@ -63,12 +63,13 @@ class UnknownLeaf(ValueError):
 class Item:
     """One entry on the path: what it is, what pi sends for it, and what is wrong with it.
 
-    ``entry`` is the entry's full value (read when first asked for: a rendering that shows
-    only some items parses only theirs); ``messages`` the context messages pi sends for it
-    (empty for a marker such as a model change, or when it is not sent); ``not_sent`` why a
-    message entry is not sent (None: sent, or nothing to send); ``edited`` the line of the
-    context edit that replaced its content; ``unanswered`` the tool calls of an assistant
-    turn that pi-ai answers with a synthetic ``"No result provided"``.
+    ``entry`` is the entry's full value (parsed again on each use, and only for the items a
+    rendering shows: a long conversation is not held parsed whole); ``messages`` the context
+    messages pi sends for it (empty for a marker such as a model change, or when it is not
+    sent); ``not_sent`` why a message entry is not sent (None: sent, or nothing to send);
+    ``edited`` the line of the context edit that replaced its content; ``unanswered`` the
+    tool calls of an assistant turn that pi-ai answers with a synthetic ``"No result
+    provided"``.
     """
 
     line: int
@@ -80,15 +81,12 @@ class Item:
     edited: int | None = None
     findings: list[Finding] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)
-    full: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def entry(self) -> dict[str, Any]:
         """The entry's full value."""
-        if self.full is None:
-            value = self.analysis.value(self.line)
-            self.full = value if isinstance(value, dict) else {}
-        return self.full
+        value = self.analysis.value(self.line)
+        return value if isinstance(value, dict) else {}
 
 
 @dataclass(slots=True)

@@ -105,32 +105,35 @@ class Part(NamedTuple):
 
 def _message(item: Item) -> dict[str, Any]:
     """The message shown for ``item``: what pi sends (a context edit's replacement
-    included), else the entry's own."""
+    included), else the entry's own (the entry itself for a summary or custom message)."""
     for m in reversed(item.messages):
         if isinstance(m.message, dict) and m.message.get("role") != "system":
             return m.message
-    value = item.entry.get("message")
+    entry = item.entry
+    value = entry.get("message")
     if isinstance(value, dict):
         return value
-    if item.entry.get("type") == "custom_message":
-        return item.entry
-    return {}
+    return entry if entry.get("type") in _SELF_SHOWN else {}
+
+
+_SELF_SHOWN = frozenset({"custom_message", "compaction", "branch_summary"})
+"""Entry types shown from their own fields (when pi sends no message for them)."""
 
 
 def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def parts(item: Item) -> list[Part]:
-    """The body of ``item`` as parts (markers have none)."""
+def parts(item: Item, message: dict[str, Any]) -> list[Part]:
+    """The body of ``item`` as parts (markers have none), ``message`` what it shows
+    (:func:`_message`)."""
     kind = item.kind
     if kind in MARKERS:
         return []
-    message = _message(item)
     if kind == "compaction":
-        return _summary(message or item.entry, "tokensBefore")
+        return _summary(message, "tokensBefore")
     if kind == "branch-summary":
-        return _summary(message or item.entry, "fromId")
+        return _summary(message, "fromId")
     if kind == "bash":
         return _bash(message)
     if kind == "system":
@@ -295,9 +298,8 @@ def _folds(text: str) -> bool:
 # -- headings --------------------------------------------------------------------------
 
 
-def _usage(item: Item) -> str:
+def _usage(item: Item, message: dict[str, Any]) -> str:
     """Tokens and cost of an assistant turn, and its model."""
-    message = _message(item)
     if item.kind != "assistant":
         return ""
     bits = []
@@ -314,10 +316,9 @@ def _usage(item: Item) -> str:
     return " · ".join(bits)
 
 
-def _head(item: Item) -> str:
+def _head(item: Item, message: dict[str, Any]) -> str:
     """The heading of a non-marker item (its kind, and a tool's or custom type's name)."""
     label = LABELS[item.kind]
-    message = _message(item)
     name = message.get("toolName") if item.kind == "tool-result" else message.get("customType")
     return f"{label}: {clip(name, 40)}" if isinstance(name, str) and name else label
 
@@ -453,10 +454,11 @@ def _md_item(item: Item, scrub: Scrub) -> list[str]:
         text = " · ".join([_md_inline(scrub(item.title)), where, *notes])
         lines = [f"*{text}*", ""]
     else:
-        usage = _usage(item)
-        head = " · ".join(p for p in (_head(item), where, usage, *notes) if p)
+        message = _message(item)
+        usage = _usage(item, message)
+        head = " · ".join(p for p in (_head(item, message), where, usage, *notes) if p)
         lines = [f"## {_md_inline(scrub(head))}", ""]
-        for part in parts(item):
+        for part in parts(item, message):
             lines += _md_part(part, scrub)
     if item.findings:
         lines += [*map(_md_finding, item.findings), ""]
@@ -639,12 +641,15 @@ def _html_item(item: Item, scrub: Scrub) -> str:
         head = f'<span class="pi-title">{_esc(scrub(item.title))}</span>'
         body = ""
     else:
-        usage = _usage(item)
-        head = f'<span class="pi-role">{_esc(scrub(_head(item)))}</span>' + (
+        message = _message(item)
+        usage = _usage(item, message)
+        head = f'<span class="pi-role">{_esc(scrub(_head(item, message)))}</span>' + (
             f' <span class="pi-usage">{_esc(usage)}</span>' if usage else ""
         )
         body = (
-            '<div class="pi-body">' + "".join(_html_part(p, scrub) for p in parts(item)) + "</div>"
+            '<div class="pi-body">'
+            + "".join(_html_part(p, scrub) for p in parts(item, message))
+            + "</div>"
         )
     findings = "".join(map(_html_finding, item.findings))
     return (
