@@ -74,13 +74,18 @@ class Item:
 
     line: int
     kind: str
-    title: str
     analysis: Analysis = field(repr=False, compare=False)
     messages: list[ContextMessage] = field(default_factory=list)
     not_sent: str | None = None
     edited: int | None = None
     findings: list[Finding] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """A one-line title of the entry (made when asked: most items of a long
+        conversation never show theirs)."""
+        return entry_title(self.analysis, self.line)
 
     @property
     def entry(self) -> dict[str, Any]:
@@ -190,7 +195,6 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
         item = Item(
             line=line,
             kind=kind_of(entry),
-            title=entry_title(a, line),
             analysis=a,
             messages=sent.get(line, []),
             edited=ctx.edits.get(line),

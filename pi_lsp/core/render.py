@@ -437,11 +437,7 @@ def markdown(
             starts.append(-1)
             continue
         starts.append(len(out))
-        out += (
-            _md_item(item, scrub)
-            if bodies is None or item.line in bodies
-            else _md_stub(item, scrub)
-        )
+        out += _md_item(item, scrub) if bodies is None or item.line in bodies else _md_stub(item)
         if item.line in points:
             out += _md_branches(points[item.line], scrub)
     return "\n".join(out).rstrip("\n") + "\n", starts
@@ -465,15 +461,10 @@ def _md_item(item: Item, scrub: Scrub) -> list[str]:
     return lines
 
 
-def _md_stub(item: Item, scrub: Scrub) -> list[str]:
-    """An item not rendered (outside the window): its kind, line and title."""
-    text = " · ".join(
-        [LABELS[item.kind], f"line {shown(item.line)}", scrub(item.title), *_notes(item)]
-    )
-    return [
-        f"{'*' if item.kind in MARKERS else '## '}{_md_inline(text)}{'*' if item.kind in MARKERS else ''}",
-        "",
-    ]
+def _md_stub(item: Item) -> list[str]:
+    """An item not rendered (outside the window): its kind and line."""
+    text = " · ".join([LABELS[item.kind], f"line {shown(item.line)}", *_notes(item)])
+    return [f"*{text}*" if item.kind in MARKERS else f"## {text}", ""]
 
 
 def _summary_line(conv: Conversation) -> str:
@@ -623,13 +614,13 @@ def _classes(item: Item) -> str:
     return classes + " pi-marker" if item.kind in MARKERS else classes
 
 
-def _html_stub(item: Item, scrub: Scrub) -> str:
-    """An item not rendered (outside the window): its kind, line and title."""
+def _html_stub(item: Item) -> str:
+    """An item not rendered (outside the window): its kind and line."""
     return (
         f'<section class="{_classes(item)} pi-stub" data-line="{item.line}" id="pi-line-{item.line}">'
-        f'<header class="pi-head"><span class="pi-role">{_esc(LABELS[item.kind])}</span> '
+        f'<header class="pi-head"><span class="pi-role">{LABELS[item.kind]}</span> '
         f'<a class="pi-line" data-line="{item.line}" href="#pi-line-{item.line}">line {shown(item.line)}</a>'
-        f' <span class="pi-title">{_esc(scrub(item.title))}</span></header></section>'
+        "</header></section>"
     )
 
 
@@ -679,7 +670,7 @@ def html_fragment(
         if item.line in skip:
             continue
         whole = bodies is None or item.line in bodies
-        out.append(_html_item(item, scrub) if whole else _html_stub(item, scrub))
+        out.append(_html_item(item, scrub) if whole else _html_stub(item))
         if item.line in points:
             out.append(_html_branches(points[item.line], scrub, anchors))
     return "\n".join(out) + "\n"
