@@ -1,8 +1,10 @@
-"""``pi-lsp export FILE [--leaf ID] [--all-branches] [--format html|md] [-o OUT] [--redact]``.
+"""``pi-lsp export FILE [--leaf ID | --leaf-line N] [--all-branches] [--format html|md] [-o OUT]
+[--force] [--redact]``.
 
-Writes the conversation pi resumes (or the one ending at ``--leaf``, a ``pi-lsp tree`` /
-``pi-lsp.tree`` node id: an entry id, or ``L<line>`` with a 0-based line for an entry
-without one) as one file to read offline: every item of the path, what pi does not send set
+Writes the conversation pi resumes (or the one ending at ``--leaf``: an entry id, or
+``L<line>`` with a 0-based line as the ``pi-lsp.tree`` command names an entry without an
+id; or at the entry on line N, 1-based, as ``pi-lsp context --leaf-line`` takes it) as one
+file to read offline: every item of the path, what pi does not send set
 apart, findings on their items (:mod:`pi_lsp.core.export`). ``--all-branches`` adds every
 other branch after it. The format is ``--format``, else ``html`` when OUT ends in ``.html``
 or ``.htm``, else ``md``; without ``-o`` the export goes to stdout. OUT is never
@@ -32,7 +34,9 @@ def add_parser(sub: Any) -> None:
     """Register the ``export`` subcommand."""
     p = sub.add_parser("export")
     p.add_argument("file", type=Path, metavar="FILE")
-    p.add_argument("--leaf", metavar="ID", help="the conversation ending at this entry")
+    leaf = p.add_mutually_exclusive_group()
+    leaf.add_argument("--leaf", metavar="ID", help="the conversation ending at this entry")
+    leaf.add_argument("--leaf-line", type=int, metavar="N", help="... at the entry on line N")
     p.add_argument("--all-branches", action="store_true", help="every branch, not only one")
     p.add_argument("--format", choices=("html", "md"), help="default: html for OUT.html, else md")
     p.add_argument("-o", "--output", type=Path, metavar="OUT", help="write OUT (default: stdout)")
@@ -62,10 +66,12 @@ def run(args: argparse.Namespace) -> int:
         if refused is not None:
             print(f"pi-lsp export: {path}: {refused.reason}", file=sys.stderr)
             return 2
+        leaf = args.leaf if args.leaf_line is None else f"L{args.leaf_line - 1}"
         try:
-            convs = conversations(a, args.leaf, args.all_branches)
+            convs = conversations(a, leaf, args.all_branches)
         except UnknownLeaf as exc:
-            print(f"pi-lsp export: {path}: {exc}", file=sys.stderr)
+            problem = exc if args.leaf_line is None else f"line {args.leaf_line} holds no entry"
+            print(f"pi-lsp export: {path}: {problem}", file=sys.stderr)
             return 2
         scrub = redact if args.redact else str
         fmt = _format(args)

@@ -102,6 +102,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_a_v1_entry_is_named_by_its_line(tmp_path: Path) -> None:
     v1 = doc(header(None), user(None, False, "old one"), assistant(None, False, "old answer"))
     path = session(tmp_path, v1)
-    out = run_cli("export", path, "--leaf", "L1")
-    assert out.returncode == 0, out.stderr
-    assert "old one" in out.stdout and "old answer" not in out.stdout
+    for args in (["--leaf", "L1"], ["--leaf-line", "2"]):
+        out = run_cli("export", path, *args)
+        assert out.returncode == 0, out.stderr
+        assert "old one" in out.stdout and "old answer" not in out.stdout
+    wrong = run_cli("export", path, "--leaf-line", "1")
+    assert wrong.returncode == 2 and "line 1 holds no entry" in wrong.stderr
