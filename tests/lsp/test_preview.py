@@ -84,6 +84,8 @@ async def test_markdown_and_switching_leaf(client: LanguageClient) -> None:
     [
         [URI, {"leaf": "nope"}],
         [URI, {"format": "pdf"}],
+        [URI, {"around": "12"}],
+        [URI, {"leaf": 3}],
         [URI, "a2"],
         ["file:///tmp/pi-lsp-test/missing.jsonl"],
     ],
