@@ -69,7 +69,7 @@ class Item:
     sent); ``not_sent`` why a message entry is not sent (None: sent, or nothing to send);
     ``edited`` the line of the context edit that replaced its content; ``unanswered`` the
     tool calls of an assistant turn that pi-ai answers with a synthetic ``"No result
-    provided"``.
+    provided"``; ``source`` the path a ``read`` call named, on the result of that call.
     """
 
     line: int
@@ -80,6 +80,7 @@ class Item:
     edited: int | None = None
     findings: list[Finding] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)
+    source: str | None = None
 
     @property
     def title(self) -> str:
@@ -188,10 +189,14 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
         unanswered.setdefault(turn, []).append(str(call))
     head = ctx.entries[0] if ctx.entries and _is_compaction(a, ctx.entries[0]) else None
     items: list[Item] = []
+    reads: dict[Any, str] = {}  # call id → the path a read call named
     for line in _ordered(ctx, head):
         entry = a.infos[line].value  # slim on a long line: enough for its kind
         if not isinstance(entry, dict) or entry.get("type") in HIDDEN_TYPES:
             continue
+        message = entry.get("message")
+        source = reads.get(message.get("toolCallId")) if isinstance(message, dict) else None
+        reads.update(_read_calls(message))
         item = Item(
             line=line,
             kind=kind_of(entry),
@@ -200,10 +205,30 @@ def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]])
             edited=ctx.edits.get(line),
             findings=findings.get(line, []),
             unanswered=sorted(unanswered.get(line, ())),
+            source=source,
         )
         item.not_sent = _why_not_sent(item, in_context, dropped, head)
         items.append(item)
     return items
+
+
+def _read_calls(message: Any) -> dict[Any, str]:
+    """The ``read`` tool calls of an assistant message: call id → the path it reads."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return {}
+    content = message.get("content")
+    out = {}
+    for block in content if isinstance(content, list) else ():
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "toolCall"
+            and block.get("name") == "read"
+        ):
+            args = block.get("arguments")
+            path = args.get("path") if isinstance(args, dict) else None
+            if isinstance(path, str) and isinstance(block.get("id"), str):
+                out[block["id"]] = path
+    return out
 
 
 def _is_compaction(a: Analysis, line: int) -> bool:

@@ -146,7 +146,11 @@ def parts(item: Item, message: dict[str, Any]) -> list[Part]:
     if kind == "tool-result":
         if message.get("isError") is True:
             out.append(Part("note", "the tool reported an error"))
-        return out + _blocks(message.get("content"), text_kind="output")
+        code = _language(item.source.rsplit("/", 1)[-1]) if item.source else ""
+        return out + [
+            p._replace(lang=code) if p.kind == "output" else p
+            for p in _blocks(message.get("content"), text_kind="output")
+        ]
     out += _blocks(message.get("content"), text_kind="md")
     if kind == "assistant":
         out += _stop(message)

@@ -360,3 +360,17 @@ def test_unanswered_call_is_said() -> None:
     assert [i.unanswered for i in c.items] == [[], ["c2"], [], []]
     md, _ = markdown(c)
     assert 'unanswered call c2: pi-ai sends "No result provided"' in md
+
+
+def test_read_result_highlighted_as_its_file() -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/a.py"}}
+    c = conv(
+        entry("message", "a1", None, message={"role": "assistant", "content": [call]}),
+        result("r1", "a1", "c1", "def f():\n    pass"),
+        result("r2", "r1", "c9", "def g():\n    pass"),  # answers no read call: plain
+    )
+    assert [i.source for i in c.items] == [None, "src/a.py", None]
+    md, _ = markdown(c)
+    assert "```python\ndef f():" in md and "```\ndef g():" in md
+    html = html_fragment(c)
+    assert html.count('<span class="k">def</span>') == 1
