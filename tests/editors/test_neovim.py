@@ -549,3 +549,63 @@ def test_preview_follows_edits_and_leaves(preview_run: dict[str, Any]) -> None:
     back = "\n".join(preview_run["back_lines"])
     assert PREVIEW_APPENDED in back and "The parser is fine" not in back
     assert preview_run["windows"] == 2  # rendering again reuses the split
+
+
+def _long_session(home: Path, pairs: int) -> tuple[Path, list[int]]:
+    """A linear v3 session of ``pairs`` questions and answers (more items than the server
+    renders whole); each question's body ends with ``mark-N-end`` after a long first line.
+    Returns the path and the 0-based line of each question."""
+    d = home / ".pi" / "agent" / "sessions" / "--home-user-long--"
+    d.mkdir(parents=True)
+    stamp = "2026-11-30T04:24:07.000Z"
+    rows: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "long", "timestamp": stamp, "cwd": "/home/u/p"}
+    ]
+    questions, parent = [], None
+    for i in range(pairs):
+        text = f"Question {i}: " + "why " * 100 + f"\n\nmark-{i}-end"
+        for role, body in (("user", text), ("assistant", f"Answer {i}.")):
+            message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": body}]}
+            if role == "assistant":
+                message |= {"api": "anthropic-messages", "provider": "anthropic", "model": "m"}
+                message |= {"stopReason": "stop", "usage": {"input": 1, "output": 1}}
+            else:
+                questions.append(len(rows))
+            id_ = f"e{len(rows)}"
+            rows.append(
+                {"type": "message", "id": id_, "parentId": parent, "timestamp": stamp}
+                | {"message": message}
+            )
+            parent = id_
+    path = d / "2026-11-30T04-24-06-050Z_long.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path, questions
+
+
+def test_preview_of_a_long_conversation_renders_where_the_cursor_goes(
+    nvim: str, server_cmd: list[str], tmp_path: Path
+) -> None:
+    """Past the server's window (400 items) the far items are stubs; following the cursor onto
+    one, from the session or in the preview, renders that part whole."""
+    session, questions = _long_session(tmp_path / "home", 300)  # 600 items
+    spec = {
+        "session": str(session),
+        "server_cmd": server_cmd,
+        "first_line": questions[0],
+        "first_mark": "mark-0-end",
+        "last_line": questions[-1],
+        "last_mark": f"mark-{len(questions) - 1}-end",
+        "timeout_ms": 30000,
+    }
+    result = run_nvim(nvim, tmp_path, spec, HERE / "nvim_preview_long.lua")
+    assert result["errors"] == [], result
+    # at first the end is whole (where pi resumes), the start stubs
+    assert result["last_whole_at_start"] is True and result["first_whole_at_start"] is False
+    # the session's cursor on the first question: rendered, the preview on its heading
+    assert result["first_whole_after_follow"] is True
+    assert re.match(f"## User · line {questions[0] + 1}( |$)", result["preview_cursor_line_text"]), result
+    assert result["last_whole_after_follow"] is False
+    # the preview's cursor onto the last question's stub: rendered, both cursors on it
+    assert result["last_whole_after_preview_move"] is True
+    assert re.match(f"## User · line {questions[-1] + 1}( |$)", result["preview_cursor_after"]), result
+    assert result["source_row_after"] == questions[-1]

@@ -1,13 +1,16 @@
 -- :PiLspPreview — the conversation of a pi session as the server renders it (pi-lsp.preview,
 -- format markdown) in a read-only split beside the session: one fold per item (and its
 -- <details> sections folded inside), the cursor following both ways, `gd` on an item jumps to
--- its line, re-rendered when the session changes. Used by plugin/pi_lsp.lua.
+-- its line, re-rendered when the session changes. A long conversation comes whole around one
+-- line, the rest as stubs (one heading each): following onto a stub renders the part around
+-- it. Used by plugin/pi_lsp.lua.
 local M = {}
 
 local REFRESH_MS = 300
 
 --- Per session buffer: { buf = preview buffer, items = {...}, leaf = chosen leaf or nil,
---- folds = fold level per preview line, gen = refresh generation }.
+--- around = line rendered whole around or nil (the end), keep = item line to put the preview's
+--- cursor on after the next render, folds = fold level per preview line, gen = refresh generation }.
 ---@type table<integer, table>
 local state = {}
 --- Preview buffer -> its session buffer.
@@ -103,6 +106,10 @@ function M.follow_source(src)
     return
   end
   local it = M.item_at_line(st.items, vim.api.nvim_win_get_cursor(sw)[1] - 1)
+  if it and it.rendered == false and st.around ~= it.line then
+    st.around = it.line -- a stub: render the part around it, then follow
+    M.refresh(src)
+  end
   if it and it ~= M.item_at_preview_line(st.items, vim.api.nvim_win_get_cursor(pw)[1] - 1) then
     vim.api.nvim_win_set_cursor(pw, { it.previewLine + 1, 0 })
     vim.api.nvim_win_call(pw, function()
@@ -120,6 +127,10 @@ function M.follow_preview(buf)
     return
   end
   local it = M.item_at_preview_line(st.items, vim.api.nvim_win_get_cursor(pw)[1] - 1)
+  if it and it.rendered == false and st.around ~= it.line then
+    st.around, st.keep = it.line, it.line -- a stub: render the part around it
+    M.refresh_soon(src)
+  end
   if it and it ~= M.item_at_line(st.items, vim.api.nvim_win_get_cursor(sw)[1] - 1) then
     vim.api.nvim_win_set_cursor(sw, { it.line + 1, 0 })
   end
@@ -246,6 +257,13 @@ local function show(src, result)
     set_window_options(0)
     vim.api.nvim_set_current_win(back)
   end
+  local pw = win_of(st.buf)
+  for _, it in ipairs(st.keep and pw and st.items or {}) do
+    if it.line == st.keep then
+      vim.api.nvim_win_set_cursor(pw, { it.previewLine + 1, 0 })
+    end
+  end
+  st.keep = nil
   M.follow_source(src)
 end
 
@@ -255,7 +273,7 @@ function M.refresh(src)
   if not st then
     return
   end
-  local options = { leaf = st.leaf or vim.NIL, format = 'markdown' }
+  local options = { leaf = st.leaf or vim.NIL, format = 'markdown', around = st.around or vim.NIL }
   require('pi_lsp').execute(src, 'pi-lsp.preview', { vim.uri_from_bufnr(src), options }, function(result)
     show(src, result or {})
   end)
@@ -287,9 +305,9 @@ function M.open(bufnr, leaf, resumed)
   src = source_of[src] or src
   state[src] = state[src] or { items = {} }
   if resumed then
-    state[src].leaf = nil
+    state[src].leaf, state[src].around = nil, nil
   elseif leaf and leaf ~= '' then
-    state[src].leaf = leaf
+    state[src].leaf, state[src].around = leaf, nil
   end
   M.refresh(src)
 end
