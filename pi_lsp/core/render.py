@@ -571,7 +571,9 @@ def _html_part(part: Part, scrub: Scrub) -> str:
     if kind == "code":
         return _pre(scrub(part.text), part.lang)
     body, more = _cut(scrub(part.text))
-    block = _pre(body, part.lang) + (f'<p class="pi-more">{_esc(more)}</p>' if more else "")
+    # folded output stays plain: highlighting what is hidden would cost the most (long reads)
+    lang = "" if kind == "output" and _folds(part.text) else part.lang
+    block = _pre(body, lang) + (f'<p class="pi-more">{_esc(more)}</p>' if more else "")
     if kind == "call":
         shown_args = block if part.text else ""
         return f'<div class="pi-call"><div class="pi-call-name">→ {_esc(scrub(part.title))}</div>{shown_args}</div>'
