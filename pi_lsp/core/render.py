@@ -476,7 +476,8 @@ def _summary_line(conv: Conversation) -> str:
     kept_out = sum(1 for item in conv.items if item.not_sent is not None)
     leaf = f"leaf {conv.leaf_id}" if conv.leaf_id is not None else "no entries"
     resumed = " (the leaf pi resumes)" if conv.leaf_id == conv.resumed_id else ""
-    return f"{leaf}{resumed} · {len(conv.items)} items · {sent} sent · {kept_out} not sent"
+    cycle = " · the path is a parent cycle: pi would hang here" if conv.context.cycle else ""
+    return f"{leaf}{resumed} · {len(conv.items)} items · {sent} sent · {kept_out} not sent{cycle}"
 
 
 # -- HTML ------------------------------------------------------------------------------

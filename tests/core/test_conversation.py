@@ -374,3 +374,9 @@ def test_read_result_highlighted_as_its_file() -> None:
     assert "```python\ndef f():" in md and "```\ndef g():" in md
     html = html_fragment(c)
     assert html.count('<span class="k">def</span>') == 1
+
+
+def test_a_parent_cycle_is_said() -> None:
+    c = conv(user("a", "b", "x"), user("b", "a", "y"))
+    assert c.context.cycle and [i.line for i in c.items] == [1, 2]
+    assert "the path is a parent cycle: pi would hang here" in markdown(c)[0].split("\n")[0]
