@@ -21,7 +21,6 @@ from typing import Any
 
 from pi_lsp.core.analysis import analyze, gc_paused
 from pi_lsp.core.conversation import UnknownLeaf
-from pi_lsp.core.edits import encode
 from pi_lsp.core.export import conversations, export_html, export_markdown
 from pi_lsp.core.file_findings import analysis_refusal
 from pi_lsp.core.files import cannot_read, read_lines
@@ -75,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
         scrub = redact if args.redact else str
         fmt = _format(args)
-        text = (export_html if fmt == "html" else export_markdown)(a, convs, scrub)
+        data = (export_html if fmt == "html" else export_markdown)(a, convs, scrub)
+        del a, convs
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return 0
-    return write_output("export", args.output, encode(text), args.force)
+    return write_output("export", args.output, data, args.force)

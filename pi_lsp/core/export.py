@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import functools
 import html
+from collections.abc import Iterator
 
 from pi_lsp import __version__
 
 from .conversation import Conversation, conversation
 from .describe import clip, session_totals
 from .model import Analysis
-from .render import Scrub, html_fragment, markdown
+from .render import Scrub, html_chunks, markdown_chunks
 from .treedata import node_id, visible_tree
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -72,37 +73,35 @@ def _branch_heading(conv: Conversation, skip: set[int], scrub: Scrub) -> str:
     return f"Branch to leaf {conv.leaf_id}{title}{after}"
 
 
-def export_markdown(a: Analysis, convs: list[Conversation], scrub: Scrub = str) -> str:
-    """The conversations of ``a`` as one Markdown document."""
-    out = [f"# {scrub(_title(a))}", "", scrub(_facts(a)), ""]
+def export_markdown(a: Analysis, convs: list[Conversation], scrub: Scrub = str) -> bytes:
+    """The conversations of ``a`` as one Markdown document (UTF-8)."""
+    return b"".join(
+        chunk.encode(errors="backslashreplace") for chunk in _markdown_chunks(a, convs, scrub)
+    )
+
+
+def _markdown_chunks(a: Analysis, convs: list[Conversation], scrub: Scrub) -> Iterator[str]:
+    yield f"# {scrub(_title(a))}\n\n{scrub(_facts(a))}\n\n"
     seen: set[int] = set()
     for n, conv in enumerate(convs):
         if n:
-            out += ["---", "", f"# {_branch_heading(conv, seen, scrub)}", ""]
-        text, _ = markdown(conv, scrub, skip=frozenset(seen))
-        out.append(text)
+            yield f"---\n\n# {_branch_heading(conv, seen, scrub)}\n\n"
+        yield from markdown_chunks(conv, scrub, skip=frozenset(seen))
         seen.update(item.line for item in conv.items)
-    return "\n".join(out)
 
 
-def export_html(a: Analysis, convs: list[Conversation], scrub: Scrub = str) -> str:
-    """The conversations of ``a`` as one self-contained HTML page."""
+def export_html(a: Analysis, convs: list[Conversation], scrub: Scrub = str) -> bytes:
+    """The conversations of ``a`` as one self-contained HTML page (UTF-8), made a piece at
+    a time (never the whole page as one ``str``: with one emoji, 4 bytes a character)."""
+    return b"".join(
+        chunk.encode(errors="backslashreplace") for chunk in _html_chunks(a, convs, scrub)
+    )
+
+
+def _html_chunks(a: Analysis, convs: list[Conversation], scrub: Scrub) -> Iterator[str]:
     esc = functools.partial(html.escape, quote=True)
     title = esc(scrub(_title(a)))
-    anchors = len(convs) > 1
-    body = []
-    seen: set[int] = set()
-    for n, conv in enumerate(convs):
-        anchor = f' id="pi-leaf-{esc(conv.leaf_id or "")}"' if anchors else ""
-        if n:
-            body.append(
-                f'<h2 class="pi-branch-head"{anchor}>{esc(_branch_heading(conv, seen, scrub))}</h2>'
-            )
-        elif anchors:
-            body.append(f"<span{anchor}></span>")
-        body.append(html_fragment(conv, scrub, anchors=anchors, skip=frozenset(seen)))
-        seen.update(item.line for item in conv.items)
-    return (
+    yield (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -111,8 +110,20 @@ def export_html(a: Analysis, convs: list[Conversation], scrub: Scrub = str) -> s
         f"<title>{title}</title><style>{page_css()}</style></head>\n"
         f'<body><main><header class="pi-page-head"><h1>{title}</h1>'
         f'<p class="pi-facts">{esc(scrub(_facts(a)))}</p></header>\n'
-        + "".join(body)
-        + f'<footer class="pi-foot">Exported by pi-lsp {esc(__version__)}</footer>'
+    )
+    anchors = len(convs) > 1
+    seen: set[int] = set()
+    for n, conv in enumerate(convs):
+        anchor = f' id="pi-leaf-{esc(conv.leaf_id or "")}"' if anchors else ""
+        if n:
+            heading = esc(_branch_heading(conv, seen, scrub))
+            yield f'<h2 class="pi-branch-head"{anchor}>{heading}</h2>\n'
+        elif anchors:
+            yield f"<span{anchor}></span>\n"
+        yield from html_chunks(conv, scrub, anchors=anchors, skip=frozenset(seen))
+        seen.update(item.line for item in conv.items)
+    yield (
+        f'<footer class="pi-foot">Exported by pi-lsp {esc(__version__)}</footer>'
         "</main></body></html>\n"
     )
 

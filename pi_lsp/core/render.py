@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from .conversation import BranchPoint, Conversation, Item
@@ -45,6 +45,9 @@ WINDOW = 400
 """How many items a preview of a long conversation renders whole (the rest as stubs)."""
 HIGHLIGHT_MAX = 50_000
 """Code longer than this is not highlighted (only escaped)."""
+OUTPUT_HIGHLIGHT_MAX = 1_000
+"""A tool's output (a file read) longer than this is shown as plain text (Pygments' lexers
+take some 2-4 ms a KiB on prose)."""
 
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -146,7 +149,7 @@ def parts(item: Item, message: dict[str, Any]) -> list[Part]:
     if kind == "tool-result":
         if message.get("isError") is True:
             out.append(Part("note", "the tool reported an error"))
-        code = _language(item.source.rsplit("/", 1)[-1]) if item.source else ""
+        code = _language_of(item.source) if item.source else ""
         return out + [
             p._replace(lang=code) if p.kind == "output" else p
             for p in _blocks(message.get("content"), text_kind="output")
@@ -232,7 +235,7 @@ def _call(block: dict[str, Any]) -> list[Part]:
     long = {k: v for k, v in args.items() if isinstance(v, str) and ("\n" in v or len(v) > 160)}
     rest = {k: v for k, v in args.items() if k not in long}
     path = next((v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)), "")
-    code = _language(path.rsplit("/", 1)[-1]) if path else ""
+    code = _language_of(path) if path else ""
     return [
         Part("call", dumps(rest, indent=True) if rest else "", name, "json"),
         *(
@@ -249,9 +252,15 @@ CODE_KEYS = frozenset({"content", "oldText", "newText", "old_string", "new_strin
 """Arguments that hold code of the file the call's ``path`` names."""
 
 
+def _language_of(path: str) -> str:
+    """The Pygments name of the language of the file ``path`` (``""``: none known)."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name.rsplit(".", 1)[-1] if "." in name else ""
+    return _language("x." + suffix if suffix else name)  # one lookup per suffix
+
+
 @functools.lru_cache(maxsize=256)
 def _language(filename: str) -> str:
-    """The Pygments name of the language of ``filename`` (``""``: none known)."""
     from pygments.lexers import get_lexer_for_filename
     from pygments.util import ClassNotFound
 
@@ -431,20 +440,38 @@ def markdown(
     """The conversation as Markdown, and the 0-based line where each item starts (-1 for
     the items on the lines in ``skip``, which are left out). With ``bodies``, only the
     items on those lines are shown whole; the others as their heading (a stub)."""
-    out = [_md_inline(_summary_line(conv)), ""]
+    starts: list[int] = []
+    text = "".join(markdown_chunks(conv, scrub, skip, bodies, starts))
+    return text.rstrip("\n") + "\n", starts
+
+
+def markdown_chunks(
+    conv: Conversation,
+    scrub: Scrub = str,
+    skip: Container[int] = (),
+    bodies: Container[int] | None = None,
+    starts: list[int] | None = None,
+) -> Iterator[str]:
+    """:func:`markdown`'s text a piece of whole lines at a time (an export writes them
+    without holding the whole text twice), each item's start line appended to ``starts``."""
+    head = [_md_inline(_summary_line(conv)), ""]
     if conv.header_findings and not skip:
-        out += [*map(_md_finding, conv.header_findings), ""]
-    starts = []
+        head += [*map(_md_finding, conv.header_findings), ""]
+    count = len(head)
+    yield "\n".join(head) + "\n"
     points = {p.line: p for p in conv.branches}
     for item in conv.items:
         if item.line in skip:
-            starts.append(-1)
+            if starts is not None:
+                starts.append(-1)
             continue
-        starts.append(len(out))
-        out += _md_item(item, scrub) if bodies is None or item.line in bodies else _md_stub(item)
+        if starts is not None:
+            starts.append(count)
+        lines = _md_item(item, scrub) if bodies is None or item.line in bodies else _md_stub(item)
         if item.line in points:
-            out += _md_branches(points[item.line], scrub)
-    return "\n".join(out).rstrip("\n") + "\n", starts
+            lines += _md_branches(points[item.line], scrub)
+        count += len(lines)
+        yield "\n".join(lines) + "\n"
 
 
 def _md_item(item: Item, scrub: Scrub) -> list[str]:
@@ -572,8 +599,8 @@ def _html_part(part: Part, scrub: Scrub) -> str:
     if kind == "code":
         return _pre(scrub(part.text), part.lang)
     body, more = _cut(scrub(part.text))
-    # folded output stays plain: highlighting what is hidden would cost the most (long reads)
-    lang = "" if kind == "output" and _folds(part.text) else part.lang
+    # output stays plain unless short: highlighting long reads (folded) costs the most
+    lang = "" if kind == "output" and len(part.text) > OUTPUT_HIGHLIGHT_MAX else part.lang
     block = _pre(body, lang) + (f'<p class="pi-more">{_esc(more)}</p>' if more else "")
     if kind == "call":
         shown_args = block if part.text else ""
@@ -668,16 +695,26 @@ def html_fragment(
     in ``skip``), branch points as ``<nav class="pi-branches">`` of ``<a class="pi-branch"
     data-leaf="ID">``; with ``anchors``, each branch link also points at ``#pi-leaf-ID``.
     With ``bodies``, only the items on those lines are shown whole, the others as stubs
-    (class ``pi-stub``: kind, line and title)."""
-    out = [f'<p class="pi-summary">{_esc(_summary_line(conv))}</p>']
+    (class ``pi-stub``: kind and line)."""
+    return "".join(html_chunks(conv, scrub, anchors, skip, bodies))
+
+
+def html_chunks(
+    conv: Conversation,
+    scrub: Scrub = str,
+    anchors: bool = False,
+    skip: Container[int] = (),
+    bodies: Container[int] | None = None,
+) -> Iterator[str]:
+    """:func:`html_fragment` a line (an item, a branch point) at a time."""
+    yield f'<p class="pi-summary">{_esc(_summary_line(conv))}</p>\n'
     if not skip:
-        out += map(_html_finding, conv.header_findings)
+        yield from (_html_finding(f) + "\n" for f in conv.header_findings)
     points = {p.line: p for p in conv.branches}
     for item in conv.items:
         if item.line in skip:
             continue
         whole = bodies is None or item.line in bodies
-        out.append(_html_item(item, scrub) if whole else _html_stub(item))
+        yield (_html_item(item, scrub) if whole else _html_stub(item)) + "\n"
         if item.line in points:
-            out.append(_html_branches(points[item.line], scrub, anchors))
-    return "\n".join(out) + "\n"
+            yield _html_branches(points[item.line], scrub, anchors) + "\n"
