@@ -116,8 +116,9 @@ class BranchPoint:
 
 @dataclass(slots=True)
 class Conversation:
-    """The items along the leaf, the leaf (line and node id), the leaf pi resumes, the
-    branch points on the path, the header's line and findings, and pi's context."""
+    """The items along the leaf, the leaf (its line, and the node id of the shown entry
+    that stands for it), the leaf pi resumes, the branch points on the path, the header's
+    line and findings, and pi's context."""
 
     items: list[Item]
     leaf: int | None
@@ -167,13 +168,20 @@ def conversation(a: Analysis, leaf: str | None = None) -> Conversation:
     return Conversation(
         items=items,
         leaf=ctx.leaf,
-        leaf_id=node_id(a, ctx.leaf) if ctx.leaf is not None else None,
+        leaf_id=_shown_leaf(a, ctx.path),
         resumed_id=node_id(a, resumed) if resumed is not None else None,
         branches=branch_points(a, ctx.path),
         context=ctx,
         header_line=a.header_line,
         header_findings=by_line.get(a.header_line, []) if a.header_line is not None else [],
     )
+
+
+def _shown_leaf(a: Analysis, path: list[int]) -> str | None:
+    """The node id of the last entry of ``path`` pi's tree shows (a ``usage`` leaf stands
+    for the entry above it, as in ``pi-lsp.tree``)."""
+    line = next((n for n in reversed(path) if a.infos[n].type not in HIDDEN_TYPES), None)
+    return node_id(a, line) if line is not None else None
 
 
 def _items(a: Analysis, ctx: SessionContext, findings: dict[int, list[Finding]]) -> list[Item]:

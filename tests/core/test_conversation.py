@@ -91,7 +91,7 @@ def test_branches_and_leaf_switching() -> None:
         ),
     )
     c = conv(*lines)
-    assert c.leaf_id == "g1" and c.resumed_id == "u3"  # usage entries are hidden from the tree
+    assert c.leaf == 6 and c.leaf_id == c.resumed_id == "u3"  # usage entries: hidden, as in /tree
     assert [i.line for i in c.items] == [1, 2, 4, 5]
     [point] = c.branches
     assert point.line == 2
