@@ -378,7 +378,7 @@ def _md_block(text: str, lang: str = "") -> list[str]:
 def _md_part(part: Part, scrub: Scrub) -> list[str]:
     kind = part.kind
     if kind == "md":
-        text = scrub(part.text[:MAX_TEXT])
+        text = _closed(scrub(part.text[:MAX_TEXT]))
         more = (
             f"\n\n*… {len(part.text) - MAX_TEXT:,} more characters*"
             if len(part.text) > MAX_TEXT
@@ -410,6 +410,24 @@ def _md_part(part: Part, scrub: Scrub) -> list[str]:
             "",
         ]
     return [*block, ""]
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+def _closed(text: str) -> str:
+    """``text`` with a code fence it leaves open closed, so the items after it stay out of
+    it (CommonMark: a fence closes at a line of at least as many of its characters)."""
+    opened = ""
+    for m in _FENCE.finditer(text):
+        mark = m.group(1)
+        if not opened:
+            opened = mark
+        elif mark[0] == opened[0] and len(mark) >= len(opened):
+            end = text.find("\n", m.end())
+            if not text[m.end() : end if end >= 0 else len(text)].strip():
+                opened = ""
+    return f"{text}\n{opened}" if opened else text
 
 
 def _md_inline(text: str) -> str:

@@ -380,3 +380,10 @@ def test_a_parent_cycle_is_said() -> None:
     c = conv(user("a", "b", "x"), user("b", "a", "y"))
     assert c.context.cycle and [i.line for i in c.items] == [1, 2]
     assert "the path is a parent cycle: pi would hang here" in markdown(c)[0].split("\n")[0]
+
+
+def test_an_open_fence_is_closed_before_the_next_item() -> None:
+    c = conv(user("u1", None, "look:\n```py\nx = 1"), user("u2", "u1", "after"))
+    md, starts = markdown(c)
+    lines = md.split("\n")
+    assert lines[starts[1] - 3 : starts[1]] == ["x = 1", "```", ""]
