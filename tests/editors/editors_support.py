@@ -7,6 +7,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITORS = ROOT / "editors"
@@ -234,3 +235,34 @@ def preview_session(session: Session) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("".join(json.dumps(r) + "\n" for r in PREVIEW_ROWS), encoding="utf-8")
     return target
+
+
+def long_session(home: Path, pairs: int) -> tuple[Path, list[int]]:
+    """A linear v3 session of ``pairs`` questions and answers (more items than the server
+    renders whole); each question's body ends with ``mark-N-end`` after a long first line.
+    Returns the path and the 0-based line of each question."""
+    d = home / ".pi" / "agent" / "sessions" / "--home-user-long--"
+    d.mkdir(parents=True)
+    stamp = "2026-11-30T04:24:07.000Z"
+    rows: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "long", "timestamp": stamp, "cwd": "/home/u/p"}
+    ]
+    questions, parent = [], None
+    for i in range(pairs):
+        text = f"Question {i}: " + "why " * 100 + f"\n\nmark-{i}-end"
+        for role, body in (("user", text), ("assistant", f"Answer {i}.")):
+            message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": body}]}
+            if role == "assistant":
+                message |= {"api": "anthropic-messages", "provider": "anthropic", "model": "m"}
+                message |= {"stopReason": "stop", "usage": {"input": 1, "output": 1}}
+            else:
+                questions.append(len(rows))
+            id_ = f"e{len(rows)}"
+            rows.append(
+                {"type": "message", "id": id_, "parentId": parent, "timestamp": stamp}
+                | {"message": message}
+            )
+            parent = id_
+    path = d / "2026-11-30T04-24-06-050Z_long.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path, questions

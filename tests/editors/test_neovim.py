@@ -36,6 +36,7 @@ from editors_support import (
     SESSION_ID,
     Session,
     definition_column,
+    long_session,
     make_session,
     preview_session,
 )
@@ -506,7 +507,7 @@ def test_preview_shows_the_servers_markdown(preview_run: dict[str, Any]) -> None
     text = "\n".join(lines)
     order = ["Why does the parser drop", "Let me look at the file.", "third line", "Try the lexer.", "fixed it."]
     at = [text.find(t) for t in order]
-    assert -1 not in at and at == sorted(at), list(zip(order, at))
+    assert -1 not in at and at == sorted(at), list(zip(order, at, strict=True))
     assert "The parser is fine" not in text  # the other branch is not rendered...
     assert "Try the parser." in text  # ...but listed at its branch point
     lines_of_items = [i["line"] for i in preview_run["server_items"]]
@@ -523,7 +524,7 @@ def test_preview_folds_per_item(preview_run: dict[str, Any]) -> None:
     for item in preview_run["server_items"]:
         assert levels[item["previewLine"]] == 1, item
     assert levels[0] == 0  # the summary line belongs to no item
-    thinking = next(i for i, l in enumerate(preview_run["lines"]) if l.startswith("<details>"))
+    thinking = next(i for i, t in enumerate(preview_run["lines"]) if t.startswith("<details>"))
     assert levels[thinking] == 2
     assert thinking in preview_run["closed_folds"]
 
@@ -551,43 +552,12 @@ def test_preview_follows_edits_and_leaves(preview_run: dict[str, Any]) -> None:
     assert preview_run["windows"] == 2  # rendering again reuses the split
 
 
-def _long_session(home: Path, pairs: int) -> tuple[Path, list[int]]:
-    """A linear v3 session of ``pairs`` questions and answers (more items than the server
-    renders whole); each question's body ends with ``mark-N-end`` after a long first line.
-    Returns the path and the 0-based line of each question."""
-    d = home / ".pi" / "agent" / "sessions" / "--home-user-long--"
-    d.mkdir(parents=True)
-    stamp = "2026-11-30T04:24:07.000Z"
-    rows: list[dict[str, Any]] = [
-        {"type": "session", "version": 3, "id": "long", "timestamp": stamp, "cwd": "/home/u/p"}
-    ]
-    questions, parent = [], None
-    for i in range(pairs):
-        text = f"Question {i}: " + "why " * 100 + f"\n\nmark-{i}-end"
-        for role, body in (("user", text), ("assistant", f"Answer {i}.")):
-            message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": body}]}
-            if role == "assistant":
-                message |= {"api": "anthropic-messages", "provider": "anthropic", "model": "m"}
-                message |= {"stopReason": "stop", "usage": {"input": 1, "output": 1}}
-            else:
-                questions.append(len(rows))
-            id_ = f"e{len(rows)}"
-            rows.append(
-                {"type": "message", "id": id_, "parentId": parent, "timestamp": stamp}
-                | {"message": message}
-            )
-            parent = id_
-    path = d / "2026-11-30T04-24-06-050Z_long.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path, questions
-
-
 def test_preview_of_a_long_conversation_renders_where_the_cursor_goes(
     nvim: str, server_cmd: list[str], tmp_path: Path
 ) -> None:
     """Past the server's window (400 items) the far items are stubs; following the cursor onto
     one, from the session or in the preview, renders that part whole."""
-    session, questions = _long_session(tmp_path / "home", 300)  # 600 items
+    session, questions = long_session(tmp_path / "home", 300)  # 600 items
     spec = {
         "session": str(session),
         "server_cmd": server_cmd,

@@ -41,6 +41,7 @@ from editors_support import (
     SESSION_NAME,
     chart_session,
     definition_column,
+    long_session,
     make_session,
     preview_session,
 )
@@ -142,6 +143,7 @@ def vscode_run(
     session = make_session(tmp)
     chart = chart_session(session)
     preview = preview_session(session)
+    long_path, questions = long_session(session.home, 300)  # 600 items: past the server's window
     user_data = tmp / "user-data"
     # code-server is a remote window: machine-scoped settings such as piLsp.server.command
     # count only in the remote ("Machine") settings, so write them to both.
@@ -256,6 +258,11 @@ def vscode_run(
                 "otherLeaf": "a3",
                 "readmeScreenshot": str(EDITORS / "vscode" / "preview.png") if readme else None,
             },
+            "previewLong": {
+                "fileName": long_path.name,
+                "firstLine": questions[0],
+                "lastLine": questions[-1],
+            },
             "screenshotDir": str(SCREENSHOTS),
             "readmeScreenshot": str(EDITORS / "vscode" / "screenshot.png") if readme else None,
             "profileDir": str(tmp / "chromium-profile"),
@@ -268,7 +275,7 @@ def vscode_run(
             [str(tools["node"]), str(HERE / "vscode_drive.cjs"), str(spec_path), str(out_path)],
             capture_output=True,
             text=True,
-            timeout=420,
+            timeout=600,
             env={**os.environ, "HOME": str(cs_home)},
         )
         if not out_path.exists():
@@ -445,7 +452,7 @@ def test_preview_opens_beside_the_session(vscode_run: dict[str, Any]) -> None:
     text = p["text"]
     order = ["Why does the parser drop", "Let me look at the file.", "third line", "Try the lexer.", "fixed it."]
     at = [text.find(t) for t in order]
-    assert -1 not in at and at == sorted(at), list(zip(order, at))
+    assert -1 not in at and at == sorted(at), list(zip(order, at, strict=True))
     assert "The parser is fine" not in text and "Try the parser." in text
     assert p["leaf"] == "a4"
     assert p["thinkingOpen"] == [False]  # thinking folded
@@ -485,3 +492,14 @@ def test_preview_switches_branch(vscode_run: dict[str, Any]) -> None:
     assert p["otherLeaf"] == "a3", p
     assert "The parser is fine once it keeps the tail." in p["otherText"]
     assert p["backLeaf"] == "u4", p  # the leaf pi resumes now: the appended message
+
+
+def test_preview_of_a_long_conversation_renders_what_is_on_screen(vscode_run: dict[str, Any]) -> None:
+    """600 items: the server renders 400 whole, the rest as stubs; the start on screen, then
+    the cursor's item at the end, are asked for and come whole."""
+    p = vscode_run.get("previewLong")
+    assert p is not None, vscode_run["errors"]
+    assert p["items"] == 600 and p["stubs"] == 200, p
+    assert p["firstWhole"] is True, p
+    assert p["lastWhole"] is True and p["lastInView"] is True, p
+    assert p["firstWholeAfter"] is False, p  # the window moved to the end

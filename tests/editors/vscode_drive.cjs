@@ -5,7 +5,8 @@
 //         readmeScreenshot, profileDir, timeoutMs, migrate, extensionPage,
 //         chart: {fileName, readmeScreenshot},
 //         preview: {fileName, path, clickLine, followLine, append, appendedText, otherLeaf,
-//                   otherText, readmeScreenshot} }
+//                   otherText, readmeScreenshot},
+//         previewLong: {fileName, firstLine, lastLine} }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -17,9 +18,11 @@ const T = spec.timeoutMs || 60000;
 const R = { steps: [], errors: [], console: [], screenshots: [] };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const started = Date.now();
 const step = (s) => {
-    R.steps.push(s);
-    process.stderr.write(`[vscode_drive] ${s}\n`);
+    const at = ((Date.now() - started) / 1000).toFixed(1);
+    R.steps.push(`${s} (${at} s)`);
+    process.stderr.write(`[vscode_drive ${at} s] ${s}\n`);
 };
 
 async function shot(page, name) {
@@ -206,7 +209,45 @@ async function drivePreview(page, pv) {
     step('preview branches');
     await shot(page, 'vscode-preview-after.png');
     await runCommand(page, 'View: Close All Editors');
-    await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+}
+
+// The preview of a conversation longer than the server renders whole: the stubs on screen
+// (its start) and then the cursor's item (its end) come whole.
+async function driveLongPreview(page, pv) {
+    const P = {};
+    R.previewLong = P;
+    await pressChord(page, 'Control+p');
+    const qo = page.locator('.quick-input-widget input');
+    await qo.waitFor({ state: 'visible' });
+    await qo.fill(pv.fileName);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: pv.fileName }).first().waitFor({ state: 'visible' });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${pv.fileName}"]`).first().waitFor();
+    await runCommand(page, 'pi-lsp: Open Preview to the Side');
+    const frame = await previewFrame(page, '(b) => Number(b.dataset.items) > 0');
+    if (!frame) {
+        throw new Error('the long preview did not render');
+    }
+    const whole = (line) =>
+        frame.evaluate((l) => {
+            const el = document.querySelector(`section.pi-item[data-line="${l}"]`);
+            return el ? !el.classList.contains('pi-stub') : null;
+        }, line);
+    P.items = await frame.evaluate(() => document.querySelectorAll('section.pi-item').length);
+    P.stubs = await frame.evaluate(() => document.querySelectorAll('section.pi-stub').length);
+    P.firstWhole = await until(() => whole(pv.firstLine));
+    step('long preview: the start on screen');
+    await pressChord(page, 'Control+1');
+    await gotoLine(page, pv.lastLine + 1, 1);
+    P.lastWhole = await until(() => whole(pv.lastLine));
+    P.lastInView = await frame.evaluate((l) => {
+        const box = document.querySelector(`section.pi-item[data-line="${l}"]`).getBoundingClientRect();
+        return box.top < window.innerHeight && box.bottom > 0;
+    }, pv.lastLine);
+    P.firstWholeAfter = await whole(pv.firstLine);
+    step('long preview: the cursor at the end');
+    await shot(page, 'vscode-preview-long.png');
+    await runCommand(page, 'View: Close All Editors');
 }
 
 async function main() {
@@ -510,6 +551,16 @@ async function main() {
             await runCommand(page, 'View: Close All Editors');
         }
 
+        if (spec.preview) {
+            await drivePreview(page, spec.preview);
+        }
+        if (spec.previewLong) {
+            await driveLongPreview(page, spec.previewLong);
+        }
+        if (spec.preview || spec.previewLong) {
+            await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+        }
+
         // pi-lsp: Show Session Chart on a second session: the webview draws the chart.
         if (spec.chart) {
             await pressChord(page, 'Control+p');
@@ -551,10 +602,6 @@ async function main() {
             if (spec.chart.readmeScreenshot) {
                 fs.copyFileSync(p, spec.chart.readmeScreenshot);
             }
-        }
-
-        if (spec.preview) {
-            await drivePreview(page, spec.preview);
         }
 
         // Error messages: rewrite the (remote) settings so the server is an old pi-lsp, then
