@@ -80,19 +80,19 @@ async def test_markdown_and_switching_leaf(client: LanguageClient) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "message"),
     [
-        [URI, {"leaf": "nope"}],
-        [URI, {"format": "pdf"}],
-        [URI, {"around": "12"}],
-        [URI, {"leaf": 3}],
-        [URI, "a2"],
-        ["file:///tmp/pi-lsp-test/missing.jsonl"],
+        ([URI, {"leaf": "nope"}], "no entry with id 'nope'"),
+        ([URI, {"format": "pdf"}], "format must be"),
+        ([URI, {"around": "12"}], "around must be"),
+        ([URI, {"leaf": 3}], "leaf must be"),
+        ([URI, "a2"], "options must be an object"),
+        (["file:///tmp/pi-lsp-test/missing.jsonl"], "missing.jsonl"),
     ],
 )
-async def test_invalid_params(client: LanguageClient, args: list[Any]) -> None:
+async def test_invalid_params(client: LanguageClient, args: list[Any], message: str) -> None:
     await open_document(client, TEXT, URI)
-    with pytest.raises(JsonRpcInvalidParams):
+    with pytest.raises(JsonRpcInvalidParams, match=message):
         await preview(client, *args)
 
 
