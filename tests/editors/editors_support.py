@@ -254,7 +254,7 @@ def long_session(home: Path, pairs: int) -> tuple[Path, list[int]]:
             message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": body}]}
             if role == "assistant":
                 message |= {"api": "anthropic-messages", "provider": "anthropic", "model": "m"}
-                message |= {"stopReason": "stop", "usage": {"input": 1, "output": 1}}
+                message |= {"stopReason": "stop", "usage": _usage(1, 1)}
             else:
                 questions.append(len(rows))
             id_ = f"e{len(rows)}"

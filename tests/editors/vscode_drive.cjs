@@ -240,10 +240,14 @@ async function driveLongPreview(page, pv) {
     await pressChord(page, 'Control+1');
     await gotoLine(page, pv.lastLine + 1, 1);
     P.lastWhole = await until(() => whole(pv.lastLine));
-    P.lastInView = await frame.evaluate((l) => {
-        const box = document.querySelector(`section.pi-item[data-line="${l}"]`).getBoundingClientRect();
-        return box.top < window.innerHeight && box.bottom > 0;
-    }, pv.lastLine);
+    P.lastInView = !!(await until(
+        () =>
+            frame.evaluate((l) => {
+                const box = document.querySelector(`section.pi-item[data-line="${l}"]`).getBoundingClientRect();
+                return box.top < window.innerHeight && box.bottom > 0;
+            }, pv.lastLine),
+        5000,
+    ));
     P.firstWholeAfter = await whole(pv.firstLine);
     step('long preview: the cursor at the end');
     await shot(page, 'vscode-preview-long.png');
@@ -574,10 +578,13 @@ async function main() {
             // room for the chart
             await runCommand(page, 'View: Close Panel');
             await runCommand(page, 'pi-lsp: Show Session Chart');
-            const open = page.locator('.sidebar .pane-header[aria-expanded="true"]');
-            for (const header of await open.all()) {
-                const text = (await header.innerText().catch(() => '')) || '';
-                if (!text.includes('Session Chart')) await header.click().catch(() => {});
+            // one at a time, found again after each click (a folded section moves the others:
+            // clicking a list taken before waited out the whole timeout for each stale one)
+            const open = page
+                .locator('.sidebar .pane-header[aria-expanded="true"]')
+                .filter({ hasNotText: 'Session Chart' });
+            for (let i = 0; i < 10 && (await open.count()) > 0; i++) {
+                await open.first().click({ timeout: 5000 }).catch(() => {});
             }
             const bar = await page.locator('.part.sidebar').boundingBox();
             if (bar) {

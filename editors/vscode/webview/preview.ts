@@ -156,6 +156,14 @@ function follow(line: number): void {
         followAfter = line;
         askAround(el);
     }
+    showItem(el);
+    // Items off screen are laid out with a placeholder height (content-visibility) and get
+    // their real one in the next frames: look again once they have.
+    requestAnimationFrame(() => requestAnimationFrame(() => showItem(el)));
+}
+
+/** Scroll an item to the top of the view unless it is in view. */
+function showItem(el: HTMLElement): void {
     const box = el.getBoundingClientRect();
     const visible = box.top < window.innerHeight && box.bottom > bar.offsetHeight;
     if (!visible) {
