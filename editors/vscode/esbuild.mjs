@@ -1,25 +1,39 @@
-// Bundles the extension and vscode-languageclient into one CommonJS file: out/extension.js.
+// Bundles the extension and vscode-languageclient into one CommonJS file (out/extension.js)
+// and the session preview's webview script into one browser script (out/preview.js).
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
-
-const ctx = await esbuild.context({
-    entryPoints: ['src/extension.ts'],
+const common = {
     bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    outfile: 'out/extension.js',
-    external: ['vscode'],
     minify: production,
     sourcemap: !production,
     sourcesContent: false,
     logLevel: 'warning',
-});
+};
+
+const contexts = await Promise.all([
+    esbuild.context({
+        ...common,
+        entryPoints: ['src/extension.ts'],
+        format: 'cjs',
+        platform: 'node',
+        target: 'node20',
+        outfile: 'out/extension.js',
+        external: ['vscode'],
+    }),
+    esbuild.context({
+        ...common,
+        entryPoints: ['webview/preview.ts'],
+        format: 'iife',
+        platform: 'browser',
+        target: 'chrome120',
+        outfile: 'out/preview.js',
+    }),
+]);
 if (watch) {
-    await ctx.watch();
+    await Promise.all(contexts.map((ctx) => ctx.watch()));
 } else {
-    await ctx.rebuild();
-    await ctx.dispose();
+    await Promise.all(contexts.map((ctx) => ctx.rebuild()));
+    await Promise.all(contexts.map((ctx) => ctx.dispose()));
 }

@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "context": "print the messages pi would send to the model",
     "stats": "tokens and cost of sessions, as pi counts them",
     "find": "find entries by id, id prefix, label, session name or words",
+    "export": "write the conversation as one Markdown or self-contained HTML file",
 }
 """The subcommands (each the module of that name) and their line in ``--help``, in order."""
 

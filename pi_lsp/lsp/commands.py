@@ -12,6 +12,7 @@ FORK = "pi-lsp.fork"
 BRANCH = "pi-lsp.branch"
 LABEL = "pi-lsp.label"
 NAME = "pi-lsp.name"
+PREVIEW = "pi-lsp.preview"
 
 FOR_CODE: dict[str, str] = {"PI105": CONVERT}
 """Diagnostics whose ``data`` names the command that fixes them (``data.command``)."""

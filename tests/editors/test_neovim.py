@@ -29,11 +29,16 @@ from editors_support import (
     EDITORS,
     EXPECTED,
     HOVER_LINE,
+    PREVIEW_APPEND_ROW,
+    PREVIEW_APPENDED,
+    PREVIEW_LINES,
     SCREENSHOTS,
     SESSION_ID,
     Session,
     definition_column,
+    long_session,
     make_session,
+    preview_session,
 )
 
 pytestmark = pytest.mark.editors
@@ -321,22 +326,21 @@ def test_migration_quick_fix(nvim_run: dict[str, Any]) -> None:
     assert {"PI001", "PI400"} <= codes_after
 
 
-@pytest.mark.slow
-def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
-    """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
-    Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with
-    PI_LSP_README_SCREENSHOTS=1)."""
+def tmux_screenshot(
+    nvim: str, tmp_path: Path, session: Path, home: Path, setup: Path, shot: dict[str, Any], name: str
+) -> str:
+    """Run a real Neovim UI in tmux on ``session`` with ``setup`` (a luafile reading
+    ``g:pi_shot``), wait for its ``done`` file, render the pane to ``SCREENSHOTS/name`` through
+    Chromium and return the pane's text (ANSI codes kept)."""
     tmux = shutil.which("tmux")
     chromium = os.environ.get("PI_LSP_CHROMIUM") or shutil.which("chromium")
     if not tmux or not chromium:
         pytest.skip("tmux and chromium are needed for the screenshot")
     from ansi_html import to_html
 
-    session = make_session(tmp_path)
     done = tmp_path / "done"
+    shot = {**shot, "done": str(done)}
     cols, rows = 150, 26
-    # hover the orphan (line 6, PI400) with the float below its virtual diagnostic lines
-    shot = {"server_cmd": server_cmd, "hover_line": 5, "offset_y": 2, "done": str(done)}
     xdg = tmp_path / "xdg"
     nvim_cmd = [
         nvim,
@@ -346,8 +350,8 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         "--cmd",
         f"let g:pi_shot = json_decode('{json.dumps(shot)}')",
         "--cmd",
-        f"luafile {HERE / 'nvim_screenshot.lua'}",
-        str(session.path),
+        f"luafile {setup}",
+        str(session),
     ]
     sock = f"pi-lsp-shot-{os.getpid()}"
     env = {
@@ -360,19 +364,19 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         "XDG_CACHE_HOME": str(xdg / "cache"),
     }
     base = [tmux, "-L", sock, "-f", "/dev/null"]
-    shell_cmd = " ".join(shlex_quote(a) for a in ["env", f"HOME={session.home}", *nvim_cmd])
+    shell_cmd = " ".join(shlex_quote(a) for a in ["env", f"HOME={home}", *nvim_cmd])
     subprocess.run(
         [*base, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "shot", shell_cmd],
         check=True,
         env=env,
-        cwd=session.path.parent,
+        cwd=session.parent,
         timeout=30,
     )
     try:
         deadline = time.monotonic() + 60
         while not done.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert done.exists(), "Neovim did not show diagnostics + hover in time"
+        assert done.exists(), f"Neovim did not get ready for {name} in time"
         ansi = subprocess.run(
             [*base, "capture-pane", "-e", "-p", "-t", "shot"],
             capture_output=True,
@@ -382,10 +386,10 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         ).stdout
     finally:
         subprocess.run([*base, "kill-server"], capture_output=True, timeout=30)
-    page = tmp_path / "neovim.html"
+    page = tmp_path / f"{name}.html"
     page.write_text(to_html(ansi, cols), encoding="utf-8")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    png = SCREENSHOTS / "neovim.png"
+    png = SCREENSHOTS / name
     width, height = int(cols * 9.05) + 16, int(rows * 15 * 1.25) + 16
     subprocess.run(
         [
@@ -409,10 +413,42 @@ def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
         check=True,
     )
     assert png.stat().st_size > 10_000
+    return ansi
+
+
+@pytest.mark.slow
+def test_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """A real Neovim UI in tmux showing the diagnostics and a hover, rendered to PNG through
+    Chromium: tests/editors/screenshots/neovim.png (and editors/neovim/screenshot.png with
+    PI_LSP_README_SCREENSHOTS=1)."""
+    session = make_session(tmp_path)
+    # hover the orphan (line 6, PI400) with the float below its virtual diagnostic lines
+    shot = {"server_cmd": server_cmd, "hover_line": 5, "offset_y": 2}
+    ansi = tmux_screenshot(
+        nvim, tmp_path, session.path, session.home, HERE / "nvim_screenshot.lua", shot, "neovim.png"
+    )
     text = re.sub(r"\x1b\[[0-9;:]*m", "", ansi)
     assert "PI400" in text and "PI001" in text and "6b6b6b6b" in text, text
     if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
-        shutil.copyfile(png, EDITORS / "neovim" / "screenshot.png")
+        shutil.copyfile(SCREENSHOTS / "neovim.png", EDITORS / "neovim" / "screenshot.png")
+
+
+@pytest.mark.slow
+def test_preview_screenshot(nvim: str, server_cmd: list[str], tmp_path: Path) -> None:
+    """:PiLspPreview in a real Neovim UI beside the session, the cursor on the first answer:
+    tests/editors/screenshots/neovim-preview.png (and editors/neovim/preview.png with
+    PI_LSP_README_SCREENSHOTS=1)."""
+    base = make_session(tmp_path)
+    session = preview_session(base)
+    shot = {"server_cmd": server_cmd, "cursor_line": PREVIEW_LINES["a1"]}
+    ansi = tmux_screenshot(
+        nvim, tmp_path, session, base.home, HERE / "nvim_preview_screenshot.lua", shot, "neovim-preview.png"
+    )
+    text = re.sub(r"\x1b\[[0-9;:]*m", "", ansi)
+    assert "## Assistant · line 4" in text and "→ bash" in text, text
+    assert "Thinking (2 lines)" in text and "The loop stops" not in text  # folded
+    if os.environ.get("PI_LSP_README_SCREENSHOTS") == "1":
+        shutil.copyfile(SCREENSHOTS / "neovim-preview.png", EDITORS / "neovim" / "preview.png")
 
 
 def test_workspace_diagnostics_list_a_session_never_opened(
@@ -439,3 +475,109 @@ def test_workspace_diagnostics_list_a_session_never_opened(
     assert sorted(result["quickfix"]) == sorted(
         f"{session.path.name}:{line + 1}" for line, _ in EXPECTED
     ), result
+
+
+@pytest.fixture(scope="module")
+def preview_run(
+    nvim: str, server_cmd: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """:PiLspPreview on the preview session (see nvim_preview.lua for what is recorded)."""
+    tmp = tmp_path_factory.mktemp("nvim-preview")
+    session = preview_session(make_session(tmp))
+    spec = {
+        "session": str(session),
+        "server_cmd": server_cmd,
+        "follow_line": PREVIEW_LINES["r1"],  # the tool result
+        "preview_item_line": PREVIEW_LINES["a2"],
+        "gd_item_line": PREVIEW_LINES["u1"],
+        "append": json.dumps(PREVIEW_APPEND_ROW),
+        "appended_text": PREVIEW_APPENDED,
+        "other_leaf": "a3",
+        "timeout_ms": 20000,
+    }
+    return run_nvim(nvim, tmp, spec, HERE / "nvim_preview.lua")
+
+
+def test_preview_runs_without_errors(preview_run: dict[str, Any]) -> None:
+    assert preview_run["errors"] == [], "\n".join(preview_run["errors"])
+
+
+def test_preview_shows_the_servers_markdown(preview_run: dict[str, Any]) -> None:
+    """The split holds the conversation as pi-lsp.preview renders it, in a read-only buffer."""
+    lines = preview_run["lines"]
+    assert lines == preview_run["server_markdown"].rstrip("\n").split("\n")
+    text = "\n".join(lines)
+    order = ["Why does the parser drop", "Let me look at the file.", "third line", "Try the lexer.", "fixed it."]
+    at = [text.find(t) for t in order]
+    assert -1 not in at and at == sorted(at), list(zip(order, at, strict=True))
+    assert "The parser is fine" not in text  # the other branch is not rendered...
+    assert "Try the parser." in text  # ...but listed at its branch point
+    lines_of_items = [i["line"] for i in preview_run["server_items"]]
+    assert lines_of_items == [PREVIEW_LINES[k] for k in ("m0", "u1", "a1", "r1", "a2", "u3", "a4")]
+    assert preview_run["filetype"] == "markdown" and preview_run["buftype"] == "nofile"
+    assert preview_run["modifiable"] is False
+    assert preview_run["focus_stays"] is True
+
+
+def test_preview_folds_per_item(preview_run: dict[str, Any]) -> None:
+    """One fold per item; the thinking (a <details> section) is a closed fold inside its item."""
+    assert preview_run["foldmethod"] == "expr"
+    levels = preview_run["fold_levels"]
+    for item in preview_run["server_items"]:
+        assert levels[item["previewLine"]] == 1, item
+    assert levels[0] == 0  # the summary line belongs to no item
+    thinking = next(i for i, t in enumerate(preview_run["lines"]) if t.startswith("<details>"))
+    assert levels[thinking] == 2
+    assert thinking in preview_run["closed_folds"]
+
+
+def test_preview_cursor_follows_both_ways(preview_run: dict[str, Any]) -> None:
+    items = {i["line"]: i["previewLine"] for i in preview_run["server_items"]}
+    # the session's cursor on the tool result's line: the preview's cursor on its item
+    assert preview_run["preview_row_after_source_move"] == items[PREVIEW_LINES["r1"]]
+    # the preview's cursor inside the second answer: the session's cursor on its line
+    assert preview_run["source_row_after_preview_move"] == PREVIEW_LINES["a2"]
+    assert preview_run["preview_row_kept"] == items[PREVIEW_LINES["a2"]] + 1  # no loop back
+
+
+def test_preview_gd_jumps_to_the_line(preview_run: dict[str, Any]) -> None:
+    assert preview_run["gd_win_is_source"] is True
+    assert preview_run["gd_row"] == PREVIEW_LINES["u1"]
+
+
+def test_preview_follows_edits_and_leaves(preview_run: dict[str, Any]) -> None:
+    assert preview_run["appended_shown"] is True
+    other = "\n".join(preview_run["other_leaf_lines"])
+    assert "The parser is fine once it keeps the tail." in other and "Try the lexer.\n" not in other
+    back = "\n".join(preview_run["back_lines"])
+    assert PREVIEW_APPENDED in back and "The parser is fine" not in back
+    assert preview_run["windows"] == 2  # rendering again reuses the split
+
+
+def test_preview_of_a_long_conversation_renders_where_the_cursor_goes(
+    nvim: str, server_cmd: list[str], tmp_path: Path
+) -> None:
+    """Past the server's window (400 items) the far items are stubs; following the cursor onto
+    one, from the session or in the preview, renders that part whole."""
+    session, questions = long_session(tmp_path / "home", 300)  # 600 items
+    spec = {
+        "session": str(session),
+        "server_cmd": server_cmd,
+        "first_line": questions[0],
+        "first_mark": "mark-0-end",
+        "last_line": questions[-1],
+        "last_mark": f"mark-{len(questions) - 1}-end",
+        "timeout_ms": 30000,
+    }
+    result = run_nvim(nvim, tmp_path, spec, HERE / "nvim_preview_long.lua")
+    assert result["errors"] == [], result
+    # at first the end is whole (where pi resumes), the start stubs
+    assert result["last_whole_at_start"] is True and result["first_whole_at_start"] is False
+    # the session's cursor on the first question: rendered, the preview on its heading
+    assert result["first_whole_after_follow"] is True
+    assert re.match(f"## User · line {questions[0] + 1}( |$)", result["preview_cursor_line_text"]), result
+    assert result["last_whole_after_follow"] is False
+    # the preview's cursor onto the last question's stub: rendered, both cursors on it
+    assert result["last_whole_after_preview_move"] is True
+    assert re.match(f"## User · line {questions[-1] + 1}( |$)", result["preview_cursor_after"]), result
+    assert result["source_row_after"] == questions[-1]

@@ -33,11 +33,17 @@ from editors_support import (
     EDITORS,
     EXPECTED,
     HOVER_LINE,
+    PREVIEW_APPEND_ROW,
+    PREVIEW_APPENDED,
+    PREVIEW_LINES,
+    PREVIEW_NAME,
     SCREENSHOTS,
     SESSION_NAME,
     chart_session,
     definition_column,
+    long_session,
     make_session,
+    preview_session,
 )
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]  # one drive of code-server in Chromium: ~1 min
@@ -136,6 +142,8 @@ def vscode_run(
     tmp = tmp_path_factory.mktemp("vscode")
     session = make_session(tmp)
     chart = chart_session(session)
+    preview = preview_session(session)
+    long_path, questions = long_session(session.home, 300)  # 600 items: past the server's window
     user_data = tmp / "user-data"
     # code-server is a remote window: machine-scoped settings such as piLsp.server.command
     # count only in the remote ("Machine") settings, so write them to both.
@@ -240,6 +248,21 @@ def vscode_run(
             }
             if chart is not None
             else None,
+            "preview": {
+                "fileName": PREVIEW_NAME,
+                "path": str(preview),
+                "clickLine": PREVIEW_LINES["a2"],
+                "followLine": PREVIEW_LINES["r1"],
+                "append": json.dumps(PREVIEW_APPEND_ROW),
+                "appendedText": PREVIEW_APPENDED,
+                "otherLeaf": "a3",
+                "readmeScreenshot": str(EDITORS / "vscode" / "preview.png") if readme else None,
+            },
+            "previewLong": {
+                "fileName": long_path.name,
+                "firstLine": questions[0],
+                "lastLine": questions[-1],
+            },
             "screenshotDir": str(SCREENSHOTS),
             "readmeScreenshot": str(EDITORS / "vscode" / "screenshot.png") if readme else None,
             "profileDir": str(tmp / "chromium-profile"),
@@ -252,7 +275,7 @@ def vscode_run(
             [str(tools["node"]), str(HERE / "vscode_drive.cjs"), str(spec_path), str(out_path)],
             capture_output=True,
             text=True,
-            timeout=420,
+            timeout=600,
             env={**os.environ, "HOME": str(cs_home)},
         )
         if not out_path.exists():
@@ -409,3 +432,74 @@ def test_session_chart_webview(vscode_run: dict[str, Any]) -> None:
     assert chart is not None, vscode_run["errors"]
     assert chart["rendered"] > 0 and chart["canvases"] >= 1
     assert any(c.startswith("cost: $") for c in chart["cards"])
+
+
+def _preview(vscode_run: dict[str, Any]) -> dict[str, Any]:
+    preview = vscode_run.get("preview")
+    assert preview is not None, vscode_run["errors"]
+    return preview
+
+
+def test_preview_opens_beside_the_session(vscode_run: dict[str, Any]) -> None:
+    """pi-lsp: Open Preview to the Side: a webview tab beside the session, the conversation of
+    the leaf pi resumes, in order, with the editor title button for sessions."""
+    p = _preview(vscode_run)
+    assert p["titleButton"] == 1, p["titleButton"]
+    assert any(t.startswith(f"Preview {PREVIEW_NAME}") for t in p["tabs"]), p["tabs"]
+    assert [i["line"] for i in p["items"]] == [
+        PREVIEW_LINES[k] for k in ("m0", "u1", "a1", "r1", "a2", "u3", "a4")
+    ], p["items"]
+    text = p["text"]
+    order = ["Why does the parser drop", "Let me look at the file.", "third line", "Try the lexer.", "fixed it."]
+    at = [text.find(t) for t in order]
+    assert -1 not in at and at == sorted(at), list(zip(order, at, strict=True))
+    assert "The parser is fine" not in text and "Try the parser." in text
+    assert p["leaf"] == "a4"
+    assert p["thinkingOpen"] == [False]  # thinking folded
+    assert p["highlighted"] > 0  # the tool call's JSON and the Python block, by Pygments
+
+
+def test_preview_page_is_locked_down_and_themed(vscode_run: dict[str, Any]) -> None:
+    p = _preview(vscode_run)
+    csp = p["csp"]
+    assert "default-src 'none'" in csp and "script-src 'nonce-" in csp, csp
+    assert "http:" not in csp and "https:" not in csp.replace("https://*.vscode-cdn.net", "")
+    # VS Code's own inline host script, and ours from the extension (no other source)
+    loaded = [src for src in p["scripts"] if src]
+    assert len(loaded) == 1 and loaded[0].endswith("/out/preview.js"), p["scripts"]
+    # the page's text colour is the theme's editor foreground (Default Dark Modern)
+    assert p["themeForeground"] and p["foreground"] != "rgb(0, 0, 0)", p
+
+
+def test_preview_click_reveals_the_line(vscode_run: dict[str, Any]) -> None:
+    p = _preview(vscode_run)
+    assert f"Ln {PREVIEW_LINES['a2'] + 1}," in p["clickStatus"], p["clickStatus"]
+
+
+def test_preview_follows_the_cursor(vscode_run: dict[str, Any]) -> None:
+    p = _preview(vscode_run)
+    assert p["cursorItem"] == PREVIEW_LINES["r1"], p["cursorItem"]
+
+
+def test_preview_updates_when_pi_appends(vscode_run: dict[str, Any]) -> None:
+    p = _preview(vscode_run)
+    assert p["appended"] is True, p
+    assert p["appendMs"] < 15000, p["appendMs"]
+
+
+def test_preview_switches_branch(vscode_run: dict[str, Any]) -> None:
+    p = _preview(vscode_run)
+    assert p["otherLeaf"] == "a3", p
+    assert "The parser is fine once it keeps the tail." in p["otherText"]
+    assert p["backLeaf"] == "u4", p  # the leaf pi resumes now: the appended message
+
+
+def test_preview_of_a_long_conversation_renders_what_is_on_screen(vscode_run: dict[str, Any]) -> None:
+    """600 items: the server renders 400 whole, the rest as stubs; the start on screen, then
+    the cursor's item at the end, are asked for and come whole."""
+    p = vscode_run.get("previewLong")
+    assert p is not None, vscode_run["errors"]
+    assert p["items"] == 600 and p["stubs"] == 200, p
+    assert p["firstWhole"] is True, p
+    assert p["lastWhole"] is True and p["lastInView"] is True, p
+    assert p["firstWholeAfter"] is False, p  # the window moved to the end

@@ -3,7 +3,10 @@
 // Usage: node vscode_drive.cjs SPEC.json OUT.json
 // SPEC: { playwrightCore, chromium, url, fileName, hoverLine, hoverNeedle, screenshotDir,
 //         readmeScreenshot, profileDir, timeoutMs, migrate, extensionPage,
-//         chart: {fileName, readmeScreenshot} }
+//         chart: {fileName, readmeScreenshot},
+//         preview: {fileName, path, clickLine, followLine, append, appendedText, otherLeaf,
+//                   otherText, readmeScreenshot},
+//         previewLong: {fileName, firstLine, lastLine} }
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -15,9 +18,11 @@ const T = spec.timeoutMs || 60000;
 const R = { steps: [], errors: [], console: [], screenshots: [] };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const started = Date.now();
 const step = (s) => {
-    R.steps.push(s);
-    process.stderr.write(`[vscode_drive] ${s}\n`);
+    const at = ((Date.now() - started) / 1000).toFixed(1);
+    R.steps.push(`${s} (${at} s)`);
+    process.stderr.write(`[vscode_drive ${at} s] ${s}\n`);
 };
 
 async function shot(page, name) {
@@ -77,6 +82,176 @@ async function chartFrame(page) {
         await sleep(300);
     }
     return undefined;
+}
+
+// The session preview's page: the webview's inner frame once `ready(body)` holds.
+async function previewFrame(page, ready) {
+    const deadline = Date.now() + T;
+    while (Date.now() < deadline) {
+        for (const frame of page.frames()) {
+            const ok = await frame
+                .evaluate(`(() => { const b = document.body; return !!document.getElementById('pi-content') && (${ready})(b); })()`)
+                .catch(() => false);
+            if (ok) {
+                return frame;
+            }
+        }
+        await sleep(250);
+    }
+    return undefined;
+}
+
+// Wait until `fn()` gives a truthy value (or the time is up); its last value.
+async function until(fn, ms = 20000) {
+    const deadline = Date.now() + ms;
+    let value;
+    do {
+        value = await fn().catch(() => undefined);
+        if (value) {
+            return value;
+        }
+        await sleep(200);
+    } while (Date.now() < deadline);
+    return value;
+}
+
+// pi-lsp: Open Preview to the Side on a session: the webview shows the conversation, a click
+// on an item moves the cursor to its line, the cursor scrolls the preview, an append on disk
+// shows up, a branch link renders the other leaf.
+async function drivePreview(page, pv) {
+    const P = {};
+    R.preview = P;
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'View: Close Panel');
+    await pressChord(page, 'Control+p');
+    const qo = page.locator('.quick-input-widget input');
+    await qo.waitFor({ state: 'visible' });
+    await qo.fill(pv.fileName);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: pv.fileName }).first().waitFor({ state: 'visible' });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${pv.fileName}"]`).first().waitFor();
+    await runCommand(page, 'View: Close Primary Side Bar');
+    P.titleButton = await page
+        .locator('.editor-actions .action-label[aria-label*="Open Preview to the Side"]')
+        .count()
+        .catch(() => -1);
+    await runCommand(page, 'pi-lsp: Open Preview to the Side');
+    const frame = await previewFrame(page, '(b) => Number(b.dataset.items) > 0');
+    if (!frame) {
+        throw new Error('the preview did not render');
+    }
+    P.tabs = await page.locator('.tabs-container .tab').evaluateAll((ts) => ts.map((t) => t.getAttribute('aria-label') || ''));
+    P.activeTab = (await page.locator('.tab.active').first().getAttribute('aria-label').catch(() => '')) || '';
+    Object.assign(
+        P,
+        await frame.evaluate(() => ({
+            csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '',
+            items: [...document.querySelectorAll('section.pi-item')].map((s) => ({
+                line: Number(s.dataset.line),
+                head: s.querySelector('.pi-head')?.textContent ?? '',
+            })),
+            text: document.body.innerText,
+            leaf: document.body.dataset.leaf,
+            highlighted: document.querySelectorAll('pre span.k, pre span.s2, pre span.nt').length,
+            foreground: getComputedStyle(document.body).color,
+            background: getComputedStyle(document.body).backgroundColor,
+            themeForeground: getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-foreground').trim(),
+            scripts: [...document.scripts].map((s) => s.src),
+            thinkingOpen: [...document.querySelectorAll('details.pi-thinking')].map((d) => d.open),
+        })),
+    );
+    await runCommand(page, 'View: Close Panel');
+    await sleep(500);
+    await shot(page, 'vscode-preview.png');
+    step('preview');
+
+    // a click on an item: the session's cursor on the item's line
+    const status = () => page.locator('.statusbar-item[id="status.editor.selection"]').first().innerText();
+    await frame.locator(`section.pi-item[data-line="${pv.clickLine}"] .pi-body`).first().click();
+    P.clickStatus = await until(async () => {
+        const s = await status();
+        return s.includes(`Ln ${pv.clickLine + 1},`) ? s : undefined;
+    });
+    P.clickStatus = P.clickStatus || (await status().catch(() => ''));
+    step('preview click');
+
+    // the cursor moves in the session: the preview marks (and shows) the item at or above it
+    await gotoLine(page, pv.followLine + 1, 1);
+    P.cursorItem = await until(() =>
+        frame.evaluate((want) => {
+            const el = document.querySelector('section.pi-cursor');
+            return el && Number(el.dataset.line) === want ? want : undefined;
+        }, pv.followLine),
+    );
+    P.cursorItem = P.cursorItem ?? (await frame.evaluate(() => document.querySelector('section.pi-cursor')?.dataset.line ?? null));
+    step('preview follows the cursor');
+    await sleep(300);
+    const followed = await shot(page, 'vscode-preview-follow.png');
+    if (pv.readmeScreenshot) {
+        fs.copyFileSync(followed, pv.readmeScreenshot);
+    }
+
+    // pi appends a line on disk: the preview shows it
+    const t0 = Date.now();
+    fs.appendFileSync(pv.path, pv.append + '\n');
+    P.appended = !!(await until(() => frame.evaluate((t) => document.body.innerText.includes(t), pv.appendedText)));
+    P.appendMs = Date.now() - t0;
+    step('preview after an append');
+
+    // a branch link renders that leaf; the bar's button goes back to the leaf pi resumes
+    await frame.locator(`a.pi-branch[data-leaf="${pv.otherLeaf}"]`).first().click();
+    P.otherLeaf = await until(() => frame.evaluate((l) => (document.body.dataset.leaf === l ? l : undefined), pv.otherLeaf));
+    P.otherText = await frame.evaluate(() => document.getElementById('pi-content').innerText);
+    await frame.locator('#pi-bar button').first().click();
+    P.backLeaf = await until(() =>
+        frame.evaluate((l) => (document.body.dataset.leaf && document.body.dataset.leaf !== l ? document.body.dataset.leaf : undefined), pv.otherLeaf),
+    );
+    step('preview branches');
+    await shot(page, 'vscode-preview-after.png');
+    await runCommand(page, 'View: Close All Editors');
+}
+
+// The preview of a conversation longer than the server renders whole: the stubs on screen
+// (its start) and then the cursor's item (its end) come whole.
+async function driveLongPreview(page, pv) {
+    const P = {};
+    R.previewLong = P;
+    await pressChord(page, 'Control+p');
+    const qo = page.locator('.quick-input-widget input');
+    await qo.waitFor({ state: 'visible' });
+    await qo.fill(pv.fileName);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: pv.fileName }).first().waitFor({ state: 'visible' });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${pv.fileName}"]`).first().waitFor();
+    await runCommand(page, 'pi-lsp: Open Preview to the Side');
+    const frame = await previewFrame(page, '(b) => Number(b.dataset.items) > 0');
+    if (!frame) {
+        throw new Error('the long preview did not render');
+    }
+    const whole = (line) =>
+        frame.evaluate((l) => {
+            const el = document.querySelector(`section.pi-item[data-line="${l}"]`);
+            return el ? !el.classList.contains('pi-stub') : null;
+        }, line);
+    P.items = await frame.evaluate(() => document.querySelectorAll('section.pi-item').length);
+    P.stubs = await frame.evaluate(() => document.querySelectorAll('section.pi-stub').length);
+    P.firstWhole = await until(() => whole(pv.firstLine));
+    step('long preview: the start on screen');
+    await pressChord(page, 'Control+1');
+    await gotoLine(page, pv.lastLine + 1, 1);
+    P.lastWhole = await until(() => whole(pv.lastLine));
+    P.lastInView = !!(await until(
+        () =>
+            frame.evaluate((l) => {
+                const box = document.querySelector(`section.pi-item[data-line="${l}"]`).getBoundingClientRect();
+                return box.top < window.innerHeight && box.bottom > 0;
+            }, pv.lastLine),
+        5000,
+    ));
+    P.firstWholeAfter = await whole(pv.firstLine);
+    step('long preview: the cursor at the end');
+    await shot(page, 'vscode-preview-long.png');
+    await runCommand(page, 'View: Close All Editors');
 }
 
 async function main() {
@@ -380,6 +555,16 @@ async function main() {
             await runCommand(page, 'View: Close All Editors');
         }
 
+        if (spec.preview) {
+            await drivePreview(page, spec.preview);
+        }
+        if (spec.previewLong) {
+            await driveLongPreview(page, spec.previewLong);
+        }
+        if (spec.preview || spec.previewLong) {
+            await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+        }
+
         // pi-lsp: Show Session Chart on a second session: the webview draws the chart.
         if (spec.chart) {
             await pressChord(page, 'Control+p');
@@ -393,10 +578,13 @@ async function main() {
             // room for the chart
             await runCommand(page, 'View: Close Panel');
             await runCommand(page, 'pi-lsp: Show Session Chart');
-            const open = page.locator('.sidebar .pane-header[aria-expanded="true"]');
-            for (const header of await open.all()) {
-                const text = (await header.innerText().catch(() => '')) || '';
-                if (!text.includes('Session Chart')) await header.click().catch(() => {});
+            // one at a time, found again after each click (a folded section moves the others:
+            // clicking a list taken before waited out the whole timeout for each stale one)
+            const open = page
+                .locator('.sidebar .pane-header[aria-expanded="true"]')
+                .filter({ hasNotText: 'Session Chart' });
+            for (let i = 0; i < 10 && (await open.count()) > 0; i++) {
+                await open.first().click({ timeout: 5000 }).catch(() => {});
             }
             const bar = await page.locator('.part.sidebar').boundingBox();
             if (bar) {

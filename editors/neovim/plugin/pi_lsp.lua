@@ -26,3 +26,10 @@ end, { desc = 'pi-lsp: migrate the session to format v3' })
 cmd('PiLspFork', function(a)
   require('pi_lsp').fork(nil, a.args)
 end, { nargs = '?', desc = 'pi-lsp: fork the path to the entry under the cursor (or [id]) into a new session' })
+cmd('PiLspPreview', function(a)
+  require('pi_lsp.preview').open(nil, a.args, a.bang)
+end, {
+  nargs = '?',
+  bang = true,
+  desc = 'pi-lsp: the conversation in a read-only split (along [leaf id]; ! the leaf pi resumes)',
+})

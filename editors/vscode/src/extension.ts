@@ -1,5 +1,6 @@
 // pi-lsp for VS Code: starts the pi-lsp language server for pi session files and adds
-// a Session Tree view, a Context view and commands on top of its workspace commands.
+// a Session Tree view, a Context view, a session preview and commands on top of its
+// workspace commands.
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
@@ -12,6 +13,7 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { registerChart } from './chart';
+import { PreviewManager } from './preview';
 import { registerProblemCount } from './problems';
 import { COMMANDS, type ContextResult, type ForkResult, type TreeResult } from './protocol';
 import {
@@ -36,6 +38,7 @@ let contextProvider: ContextProvider;
 let treeView: vscode.TreeView<SessionItem>;
 let contextView: vscode.TreeView<unknown>;
 let contextEntry: string | null = null;
+let previews: PreviewManager | undefined;
 
 /** The settings the server reads (section "piLsp"): only what it understands, unset values left out. */
 export function serverSettings(): Record<string, unknown> {
@@ -163,6 +166,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
         }),
     );
     await refreshAll();
+    previews?.syncContext();
+    previews?.refreshAll();
 }
 
 async function stopClient(): Promise<void> {
@@ -276,6 +281,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     contextView = vscode.window.createTreeView('piLsp.context', { treeDataProvider: contextProvider });
     const refreshSoon = debounce(() => void refreshAll(), 400);
     const contextSoon = debounce(() => void refreshContext(), 250);
+    previews = new PreviewManager({ extensionUri: context.extensionUri, isSession, uriString, executeServerCommand });
 
     context.subscriptions.push(
         output,
@@ -285,6 +291,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         registerReveal(),
         registerProblemCount(),
         registerChart({ activeSession: activeSessionDoc, uriString, executeServerCommand }),
+        previews,
         treeView.onDidChangeSelection((e) => {
             const item = e.selection[0];
             if (item?.kind === 'entry') {

@@ -1,5 +1,5 @@
 -- Commands on top of the pi-lsp server's workspace commands (pi-lsp.tree, pi-lsp.context,
--- pi-lsp.migrate, pi-lsp.fork). Used by plugin/pi_lsp.lua.
+-- pi-lsp.migrate, pi-lsp.fork; pi-lsp.preview in pi_lsp/preview.lua). Used by plugin/pi_lsp.lua.
 local M = {}
 
 local function client_for(bufnr)
@@ -31,6 +31,7 @@ local function execute(bufnr, command, arguments, on_result)
     on_result(result)
   end, bufnr)
 end
+M.execute = execute
 
 --- The cells of a branch gutter (its own `│` column and the outer ones), built once per gutter.
 ---@param gutter table {position: integer, show: boolean, outer: table?, cells: string[]?}
