@@ -131,10 +131,9 @@ async function drivePreview(page, pv) {
     await page.keyboard.press('Enter');
     await page.locator(`.tab.active[aria-label*="${pv.fileName}"]`).first().waitFor();
     await runCommand(page, 'View: Close Primary Side Bar');
-    P.titleButton = await page
-        .locator('.editor-actions .action-label[aria-label*="Open Preview to the Side"]')
-        .count()
-        .catch(() => -1);
+    const button = page.locator('.editor-actions .action-label[aria-label*="Open Preview to the Side"]');
+    await button.first().waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
+    P.titleButton = await button.count().catch(() => -1);
     await runCommand(page, 'pi-lsp: Open Preview to the Side');
     const frame = await previewFrame(page, '(b) => Number(b.dataset.items) > 0');
     if (!frame) {
@@ -185,6 +184,7 @@ async function drivePreview(page, pv) {
     );
     P.cursorItem = P.cursorItem ?? (await frame.evaluate(() => document.querySelector('section.pi-cursor')?.dataset.line ?? null));
     step('preview follows the cursor');
+    await runCommand(page, 'View: Close Panel');
     await sleep(300);
     const followed = await shot(page, 'vscode-preview-follow.png');
     if (pv.readmeScreenshot) {
@@ -223,7 +223,10 @@ async function driveLongPreview(page, pv) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: pv.fileName }).first().waitFor({ state: 'visible' });
     await page.keyboard.press('Enter');
     await page.locator(`.tab.active[aria-label*="${pv.fileName}"]`).first().waitFor();
-    await runCommand(page, 'pi-lsp: Open Preview to the Side');
+    // this time from the editor title's button (shown once the editor counts as a session)
+    const button = page.locator('.editor-actions .action-label[aria-label*="Open Preview to the Side"]').first();
+    await button.waitFor({ state: 'visible', timeout: 15000 });
+    await button.click();
     const frame = await previewFrame(page, '(b) => Number(b.dataset.items) > 0');
     if (!frame) {
         throw new Error('the long preview did not render');
