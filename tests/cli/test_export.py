@@ -88,12 +88,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         ("export", tmp_path / "missing.jsonl"),
         ("export", session(tmp_path), "--leaf", "nope"),
         ("export", session(tmp_path), "--format", "pdf"),
-        ("export", session(tmp_path, "")),  # no session: pi would not open it
     ]
     for args in cases:
         out = run_cli(*args)
         assert out.returncode == 2, args
         assert "Traceback" not in out.stderr and out.stdout == ""
+    empty = run_cli("export", session(tmp_path, ""))  # pi would not open it: check's verdict
+    assert empty.returncode == 1 and "the file is empty" in empty.stderr and empty.stdout == ""
     missing = run_cli("export", tmp_path / "missing.jsonl")
     assert len(missing.stderr.strip().splitlines()) == 1
 

@@ -45,7 +45,7 @@ def test_every_command_gives_checks_verdict_on_a_file_without_text(
     assert check.returncode == 1  # not "no problems": pi leaves the file out of /resume
     (finding,) = json.loads(check.stdout)["files"][0]["diagnostics"]
     assert finding["code"] == "PI100" and "/resume" in finding["message"]
-    for command in (["context"], ["stats"], ["migrate"], ["tree"], ["fork", "--at", A]):
+    for command in (["context"], ["stats"], ["migrate"], ["tree"], ["export"], ["fork", "--at", A]):
         run = run_cli(*command, path)
         said = f"pi-lsp {command[0]}: {path}: {finding['message']}"
         assert run.returncode == 1 and said in run.stderr.splitlines(), command

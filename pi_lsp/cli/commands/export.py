@@ -22,11 +22,12 @@ from typing import Any
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.gcpause import gc_paused
 from pi_lsp.core.pi.loading import analysis_refusal
-from pi_lsp.core.text.files import cannot_read, read_lines
+from pi_lsp.core.text.files import read_lines
 from pi_lsp.core.views.conversation import UnknownLeaf
 from pi_lsp.core.views.export import conversations, export_html, export_markdown
 from pi_lsp.core.views.redact import redact
 
+from ..opening import read_or_say
 from .fork import add_force, write_output
 
 
@@ -55,17 +56,15 @@ def _format(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     """Export FILE's conversation."""
     path: Path = args.file
-    try:
-        lines = read_lines(path)
-    except OSError as exc:
-        print(f"pi-lsp export: {cannot_read(path, exc)}", file=sys.stderr)
+    lines = read_or_say("export", path, read_lines)
+    if lines is None:
         return 2
     with gc_paused():
         a = analyze(lines, path=str(path))
         refused = analysis_refusal(a)
         if refused is not None:
             print(f"pi-lsp export: {path}: {refused.reason}", file=sys.stderr)
-            return 2
+            return 1  # as every one-file command says a file pi does not open
         leaf = args.leaf if args.leaf_line is None else f"L{args.leaf_line - 1}"
         try:
             convs = conversations(a, leaf, args.all_branches)
