@@ -123,6 +123,19 @@ def test_models_follow_pis_breakdown_keys(tmp_path: Path) -> None:
     assert rows["anthropic/claude"].user_messages == 3
 
 
+def test_a_model_key_from_values_that_are_no_strings_is_javascripts(tmp_path: Path) -> None:
+    deep = "[" * 1000 + '"x",null' + "]" * 1000  # nested deeper than Python's recursion limit
+    entries = [
+        _msg("u1", None, _user("hello")),
+        _msg("a1", "u1", _assistant("hi", _usage(1, 1, 0.5), provider="DEEP", model=True)),
+    ]
+    path = tmp_path / "s.jsonl"
+    _write(path, entries)
+    path.write_text(path.read_text(encoding="utf-8").replace('"DEEP"', deep), encoding="utf-8")
+    report = build([read_file(str(path))])
+    assert {g.key for g in groups(report, "model")} == {"x,/true"}  # `${provider}/${model}`
+
+
 def _fork(tmp_path: Path) -> tuple[str, str]:
     entries = _session()
     original = _write(tmp_path / "a.jsonl", entries)

@@ -18,7 +18,7 @@ from ..entries.header import Refusal, whole_number
 from ..entries.lines import Kind, LineInfo, glued_entries
 from ..entries.memo import per_links
 from ..entries.model import Analysis
-from ..pi.loading import analysis_refusal
+from ..pi.loading import analysis_refusal, js_string
 from ..text.files import session_id_in_name
 from ..text.findings import Finding, Related, Severity, Span
 from ..text.jsonl import locate
@@ -286,40 +286,6 @@ _JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][
 _JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
 
-def _js_string(value: Any) -> str:
-    """A JSON value as a string that ``Number()`` reads as it reads JavaScript's ``String()``
-    of it (inside an array null joins as "", an array as its items joined with ","; an object
-    is "[object Object]", a number reads back the same). Nested arrays are walked with a
-    stack, so a value nested thousands deep costs no recursion."""
-    if not isinstance(value, list):
-        return _js_scalar(value)
-    out: list[str] = []
-    todo: list[tuple[list[Any], int]] = [(value, 0)]
-    while todo:
-        items, i = todo.pop()
-        if i == len(items):
-            continue
-        if i:
-            out.append(",")
-        todo.append((items, i + 1))
-        item = items[i]
-        if isinstance(item, list):
-            todo.append((item, 0))
-        else:
-            out.append(_js_scalar(item))
-    return "".join(out)
-
-
-def _js_scalar(value: Any) -> str:
-    """JavaScript's ``String()`` of a JSON value that is no array, as an array item joins
-    (a boolean in Python's spelling: ``Number()`` reads both spellings as NaN)."""
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        return "[object Object]"
-    return str(value)
-
-
 def _js_number(value: Any) -> float:
     """JavaScript's numeric coercion of a header version (``null`` counts as 1, via ``??``).
 
@@ -331,7 +297,7 @@ def _js_number(value: Any) -> float:
         return 1.0
     if isinstance(value, bool | int | float):
         return float(value)
-    text = _js_string(value).strip(_JS_SPACE)
+    text = js_string(value).strip(_JS_SPACE)
     if not text:
         return 0.0
     if _JS_RADIX.fullmatch(text):

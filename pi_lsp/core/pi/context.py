@@ -35,7 +35,7 @@ from typing import Any
 
 from ..entries.model import Analysis
 from . import migrate
-from .loading import UNDEFINED, js_truthy, parsed_lines
+from .loading import UNDEFINED, js_string, js_truthy, parsed_lines
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
@@ -160,64 +160,26 @@ def content_text(content: Any, separator: str = "\n") -> str:
 
 def bash_execution_text(message: dict[str, Any]) -> str:
     """``bashExecutionToText``: how pi shows a ``!`` command to the model."""
-    text = f"Ran `{_js_string(_get(message, 'command'))}`\n"
+    text = f"Ran `{js_string(_get(message, 'command'))}`\n"
     output = _get(message, "output")
     if js_truthy(output):
-        text += f"```\n{_js_string(output)}\n```"
+        text += f"```\n{js_string(output)}\n```"
     else:
         text += "(no output)"
     exit_code = _get(message, "exitCode")
     if js_truthy(_get(message, "cancelled")):
         text += "\n\n(command cancelled)"
     elif exit_code not in (None, UNDEFINED) and not _same(exit_code, 0):
-        text += f"\n\nCommand exited with code {_js_string(exit_code)}"
+        text += f"\n\nCommand exited with code {js_string(exit_code)}"
     full = _get(message, "fullOutputPath")
     if js_truthy(_get(message, "truncated")) and js_truthy(full):
-        text += f"\n\n[Output truncated. Full output: {_js_string(full)}]"
+        text += f"\n\n[Output truncated. Full output: {js_string(full)}]"
     return text
-
-
-def _js_string(value: Any) -> str:
-    """``String(value)`` / template interpolation for the JSON values pi interpolates."""
-    if value is UNDEFINED:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, dict):
-        return "[object Object]"
-    if isinstance(value, list):
-        return _js_list(value)
-    return str(value)
-
-
-def _js_list(value: list[Any]) -> str:
-    """``String(array)``: the items joined with ``,``, a nested array the same way; with a
-    stack of its own, as JSON may nest arrays deeper than Python's recursion limit."""
-    frames: list[tuple[list[Any], int, list[str]]] = [(value, 0, [])]
-    while True:
-        items, at, parts = frames[-1]
-        if at == len(items):
-            frames.pop()
-            text = ",".join(parts)
-            if not frames:
-                return text
-            frames[-1][2].append(text)
-            continue
-        frames[-1] = (items, at + 1, parts)
-        item = items[at]
-        if isinstance(item, list):
-            frames.append((item, 0, []))
-        else:
-            parts.append(_join_part(item))
 
 
 def _join_part(value: Any) -> str:
     """An item as ``Array.prototype.join`` writes it: null and undefined as nothing."""
-    return "" if value is None or value is UNDEFINED else _js_string(value)
+    return "" if value is None or value is UNDEFINED else js_string(value)
 
 
 def llm_text(message: Any) -> str | None:
@@ -232,11 +194,11 @@ def llm_text(message: Any) -> str | None:
             return None
         return bash_execution_text(message)
     if role == "branchSummary":
-        return BRANCH_SUMMARY_PREFIX + _js_string(_get(message, "summary")) + BRANCH_SUMMARY_SUFFIX
+        return BRANCH_SUMMARY_PREFIX + js_string(_get(message, "summary")) + BRANCH_SUMMARY_SUFFIX
     if role == "compactionSummary":
         return (
             COMPACTION_SUMMARY_PREFIX
-            + _js_string(_get(message, "summary"))
+            + js_string(_get(message, "summary"))
             + COMPACTION_SUMMARY_SUFFIX
         )
     if role in ("custom", "system", "user", "assistant", "toolResult"):

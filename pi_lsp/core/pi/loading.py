@@ -64,6 +64,44 @@ def source_version(a: Analysis) -> int | None:
     return 1 if raw < 2 else 2
 
 
+def js_string(value: Any) -> str:
+    """JavaScript's ``String(value)`` (and template interpolation) of a parsed JSON value:
+    ``undefined``, ``null``, ``true``, integral numbers without ``.0``, ``[object Object]``,
+    an array as its items joined with ``,`` (null and undefined as nothing), walked with a
+    stack of its own: JSON may nest arrays deeper than Python's recursion limit."""
+    if not isinstance(value, list):
+        return _js_scalar(value)
+    out: list[str] = []
+    todo: list[tuple[list[Any], int]] = [(value, 0)]
+    while todo:
+        items, at = todo.pop()
+        if at == len(items):
+            continue
+        if at:
+            out.append(",")
+        todo.append((items, at + 1))
+        item = items[at]
+        if isinstance(item, list):
+            todo.append((item, 0))
+        elif item is not None and item is not UNDEFINED:
+            out.append(_js_scalar(item))
+    return "".join(out)
+
+
+def _js_scalar(value: Any) -> str:
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
 def js_truthy(value: Any) -> bool:
     """JavaScript truthiness of a parsed JSON value (``UNDEFINED`` is falsy)."""
     if value is UNDEFINED:

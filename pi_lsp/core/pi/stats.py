@@ -36,6 +36,7 @@ from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 from ..entries.session_file import load
 from ..entries.tree import Tree
+from .loading import js_string
 
 TOTAL_KEYS = (
     "userMessages",
@@ -284,7 +285,7 @@ def _str(value: Any) -> str:
     """How a JavaScript template string shows a field (``undefined`` when missing)."""
     if isinstance(value, str):
         return value
-    return "undefined" if value is None else str(value)
+    return "undefined" if value is None else js_string(value)
 
 
 def _model_change(obj: dict[str, Any]) -> str | None:
