@@ -145,6 +145,14 @@ def test_conversion_is_deterministic_and_idempotent_in_id() -> None:
     assert not [f for f in analyze(c.text, named).findings if f.code == "PI104"]
 
 
+def test_an_id_nested_deeper_than_pythons_recursion_limit_converts() -> None:
+    header, first, *rest = CHAIN_SAMPLE.split("\n")
+    ident = json.loads(first)["id"]
+    deep = first.replace(json.dumps(ident), "[" * 1000 + "]" * 1000, 1)  # no Python repr
+    text = convert_text("\n".join([header, deep, *rest]))
+    assert text.count("\n") > 1 and "\"role\":\"user\"" in text
+
+
 def test_not_a_book_file() -> None:
     with pytest.raises(NotBookError):
         convert_text('{"type":"session","version":3,"id":"s","timestamp":"t"}\n')

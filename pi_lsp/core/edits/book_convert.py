@@ -379,7 +379,7 @@ class _Converter:
                 # a message of only echoed (answered) results becomes a placeholder
                 keep_user = bool(splits or content or not blocks)
             self.users[line] = _UserPlan(list(zip(ids, splits, strict=True)), content, keep_user)
-            self.first_id[line] = ids[0] if ids else str(obj.get("id"))
+            self.first_id[line] = ids[0] if ids else _text_of(obj.get("id"))
 
     def _blocks(self, line: int, where: tuple[str | int, ...], value: Any) -> list[Any]:
         """``value`` when it is a list (of blocks), else none (a value there is listed lost)."""
