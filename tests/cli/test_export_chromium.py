@@ -39,6 +39,7 @@ def png_rows(data: bytes) -> tuple[int, int, bytes]:
     return width, height, zlib.decompress(idat)
 
 
+@pytest.mark.slow  # a Chromium run, as the other page screenshots
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
 def test_export_renders_offline(tmp_path: Path) -> None:
     page = tmp_path / "session.html"

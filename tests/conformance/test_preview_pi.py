@@ -71,6 +71,7 @@ def check_file(path: Path, oracle: Oracle) -> None:
         check_markdown(switched)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PI16_ONLY)
 def test_pi16_fixture_conversation_is_pis(
     pi16_oracle: Oracle, fixtures_dir: Path, name: str
@@ -78,6 +79,7 @@ def test_pi16_fixture_conversation_is_pis(
     check_file(fixtures_dir / name, pi16_oracle)
 
 
+@pytest.mark.slow  # a node run per fixture and release; the example and the samples stay fast
 @pytest.mark.parametrize("name", ALL)
 def test_fixture_conversation_is_pis(any_pi_oracle: Oracle, fixtures_dir: Path, name: str) -> None:
     """Files pi 0.73.1 reads too: its ``buildSessionContext`` agrees."""

@@ -57,6 +57,8 @@ HOST_PACKAGES = {
     "@earendil-works/pi-tui",
     "typebox",
 }
+TIERED = [ASKED[0], *(pytest.param(kind, marks=pytest.mark.slow) for kind in ASKED[1:])]
+"""The faults, the first in the fast tier (each case is a run of pi)."""
 
 
 def table() -> dict[str, str]:
@@ -165,7 +167,7 @@ def test_a_cosmetic_finding_is_not_asked_about(place: Place, start: Any) -> None
     assert selects(pi) == []
 
 
-@pytest.mark.parametrize("kind", ASKED)
+@pytest.mark.parametrize("kind", TIERED)
 def test_a_broken_session_asks_and_cancel_leaves_all_as_it_was(
     place: Place, start: Any, kind: str
 ) -> None:
@@ -191,7 +193,7 @@ def test_a_broken_session_asks_and_cancel_leaves_all_as_it_was(
     assert state(pi)["sessionFile"] == was
 
 
-@pytest.mark.parametrize("kind", ASKED)
+@pytest.mark.parametrize("kind", TIERED)
 def test_repair_resumes_a_session_pi_accepts_with_every_entry(
     place: Place, start: Any, kind: str
 ) -> None:
@@ -263,7 +265,7 @@ def test_a_missing_pi_lsp_is_said_once_and_stays_out_of_the_way(place: Place, st
 # --- startup, /doctor, /doctor fix, fork, /session-stats -------------------------------------
 
 
-@pytest.mark.parametrize("how", ["--session", "-c"])
+@pytest.mark.parametrize("how", ["--session", pytest.param("-c", marks=pytest.mark.slow)])
 def test_startup_on_a_broken_session_shows_a_status_and_a_notice(
     place: Place, start: Any, how: str
 ) -> None:
@@ -365,6 +367,7 @@ def test_set_cwd_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     assert path.read_bytes().split(b"\n")[1:] == [b'{"type":"message"}', b""]
 
 
+@pytest.mark.slow
 def test_the_package_type_checks_against_pi(pi16_install: tuple[str, Path], tmp_path: Path) -> None:
     """tsc (the VS Code extension's, or $PI_LSP_TSC) on the package against pi 1.6's types."""
     node, modules = pi16_install

@@ -58,6 +58,7 @@ def keys(base: list[str], *typed: str) -> None:
         time.sleep(0.3)
 
 
+@pytest.mark.slow
 def test_resume_dialog_and_footer_in_the_terminal(place: Place, tmux: list[str]) -> None:
     """Cancel leaves the broken file as it was; resume as is shows its problems in the footer."""
     folder = sessions_folder(place.home, place.project)
