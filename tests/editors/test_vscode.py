@@ -256,6 +256,7 @@ def vscode_run(
                 "append": json.dumps(PREVIEW_APPEND_ROW),
                 "appendedText": PREVIEW_APPENDED,
                 "otherLeaf": "a3",
+                "otherText": "The parser is fine once it keeps the tail.",
                 "readmeScreenshot": str(EDITORS / "vscode" / "preview.png") if readme else None,
             },
             "previewLong": {
@@ -490,7 +491,7 @@ def test_preview_updates_when_pi_appends(vscode_run: dict[str, Any]) -> None:
 def test_preview_switches_branch(vscode_run: dict[str, Any]) -> None:
     p = _preview(vscode_run)
     assert p["otherLeaf"] == "a3", p
-    assert "The parser is fine once it keeps the tail." in p["otherText"]
+    assert "The parser is fine once it keeps the tail." in p["otherText"], p
     assert p["backLeaf"] == "u4", p  # the leaf pi resumes now: the appended message
 
 

@@ -201,7 +201,9 @@ async function drivePreview(page, pv) {
     // a branch link renders that leaf; the bar's button goes back to the leaf pi resumes
     await frame.locator(`a.pi-branch[data-leaf="${pv.otherLeaf}"]`).first().click();
     P.otherLeaf = await until(() => frame.evaluate((l) => (document.body.dataset.leaf === l ? l : undefined), pv.otherLeaf));
-    P.otherText = await frame.evaluate(() => document.getElementById('pi-content').innerText);
+    // the bar names the leaf before every item of it is laid out: wait for its text
+    const otherText = () => frame.evaluate(() => document.getElementById('pi-content').innerText);
+    P.otherText = (await until(async () => ((await otherText()).includes(pv.otherText) ? otherText() : undefined))) ?? (await otherText());
     await frame.locator('#pi-bar button').first().click();
     P.backLeaf = await until(() =>
         frame.evaluate((l) => (document.body.dataset.leaf && document.body.dataset.leaf !== l ? document.body.dataset.leaf : undefined), pv.otherLeaf),
