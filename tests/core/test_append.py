@@ -28,8 +28,10 @@ from pi_lsp.core.checks import analysis as pipeline
 from pi_lsp.core.checks import links
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.document import Document
+from pi_lsp.core.checks.pairing import resumed_request
 from pi_lsp.core.entries.model import Analysis, Options
 from pi_lsp.core.pi import context
+from pi_lsp.core.pi.sent import Request, request
 from pi_lsp.core.text.lineindex import split_lines
 
 from .pi_sessions import assistant, entry, header, js, result, user
@@ -137,6 +139,10 @@ def same(got: Analysis, fresh: Analysis) -> None:
     pairing = got.link_state.pairing if got.link_state is not None else None
     if pairing is not None:
         assert pairing.resumed == context.build_context(context.entries_of(got))
+        # ... and so is the request pi-ai makes of it, resumed where the old one stood
+        sent = resumed_request(pairing)
+        want = Request() if pairing.resumed.cycle else request(pairing.resumed)  # pi hangs
+        assert (sent.messages, sent.dropped) == (want.messages, want.dropped)
     assert [f.data for f in got.findings] == [f.data for f in fresh.findings]
 
 

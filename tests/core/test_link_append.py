@@ -14,6 +14,7 @@ import pytest
 
 from pi_lsp.core.checks import links
 from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.pairing import resumed_request
 from pi_lsp.core.entries.model import Analysis
 
 from .pi_sessions import assistant, entry, header, hook, js, result, user
@@ -61,6 +62,9 @@ def same(got: Analysis, want: Analysis) -> None:
             w.compactions,
         )
         assert sorted(g.settled, key=repr) == sorted(w.settled, key=repr)
+        if g.pairing is not None and w.pairing is not None:  # what the resumed leaf sends
+            got_sent, want_sent = resumed_request(g.pairing), resumed_request(w.pairing)
+            assert (got_sent.messages, got_sent.dropped) == (want_sent.messages, want_sent.dropped)
 
 
 def grow(

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pi_lsp.cli import main
 from pi_lsp.core.checks.analysis import analyze
@@ -404,3 +406,37 @@ def test_tool_calls_are_blocks_of_type_toolCall_with_a_string_id_at_their_index(
         {"type": "message", "message": [content]},
     ):
         assert entry_calls(other) == ()
+
+
+_STEPS = [
+    USER,
+    SYSTEM,
+    _asst(),
+    _asst("c1"),
+    _asst("c1", "c2"),
+    _asst("c2", stop="error"),
+    _asst("c3", stop="aborted"),
+    _res("c1"),
+    _res("c2"),
+    _res("c3"),
+    _res(7),
+    {"role": "bashExecution", "command": "ls", "excludeFromContext": True},
+    {"role": "developer"},
+]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(range(len(_STEPS))), max_size=14), st.data())
+def test_a_request_resumed_after_a_prefix_of_the_context_is_the_request_built_afresh(
+    steps: list[int], data: st.DataObject
+) -> None:
+    """What an append does: the request of the longer context, resumed from the request
+    of its first messages, equals the one built afresh (synthetic results for the calls
+    open at the end of the shorter one, held system messages, dropped turns included)."""
+    whole = _ctx(*(_STEPS[s] for s in steps))
+    cut = data.draw(st.integers(0, len(steps)))
+    first = request(SessionContext(messages=whole.messages[:cut]))
+    resumed, fresh = request(whole, first), request(whole)
+    assert (_shape(resumed), resumed.dropped) == (_shape(fresh), fresh.dropped)
+    # and again from there, as a second append does
+    assert _shape(request(whole, resumed)) == _shape(fresh)

@@ -419,6 +419,8 @@ def extend(
         dict(old.judged),
         resumed if resumed is not None else context.build_context(entries, by_id=by_id),
     )
+    if resumed is not None and old.sent is not None and not resumed.cycle:
+        state.sent = request(resumed, old.sent)  # the old messages, then the new ones
     return _select(a, reported, state), state
 
 

@@ -14,6 +14,7 @@ that holds its call (other results of that turn between), once.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -51,10 +52,28 @@ class Sent(NamedTuple):
 
 @dataclass(slots=True)
 class Request:
-    """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns)."""
+    """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns).
+
+    ``open`` is where :func:`request` stood before it answered the calls still open at the
+    end of the context, so a request of a context that only grew at its end resumes from
+    there (:func:`request`'s ``previous``)."""
 
     messages: list[Sent] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)
+    open: _Open | None = field(default=None, repr=False, compare=False)
+
+
+class _Open(NamedTuple):
+    """The state of :func:`request` after the context's ``consumed`` messages, before the
+    end of the context closed the open calls: the first ``sent`` messages, the calls of
+    the last assistant turn while any is ``pending``, those ``answered`` since, and the
+    system messages ``held`` back meanwhile."""
+
+    consumed: int
+    sent: int
+    pending: tuple[str, ...]
+    answered: frozenset[str]
+    held: tuple[Sent, ...]
 
 
 def _get(value: Any, key: str) -> Any:
@@ -91,13 +110,25 @@ def entry_calls(obj: dict[str, Any]) -> tuple[tuple[int, str], ...]:
     return call_ids(message.get("content")) if message.get("role") == "assistant" else ()
 
 
-def request(ctx: SessionContext) -> Request:
-    """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``)."""
+def request(ctx: SessionContext, previous: Request | None = None) -> Request:
+    """The provider request built from ``ctx`` (pi's ``convertToLlm`` then ``transformMessages``).
+
+    ``previous`` is the request of a context whose messages are the first messages of
+    ``ctx``'s (a context :func:`~pi_lsp.core.pi.context.extend_context` extended): only the
+    messages after them are read, from where ``previous`` stood before the end of its
+    context (the same result as a request built afresh, in proportion to the new messages).
+    """
     out = Request()
     sent = out.messages
+    start = 0
     pending: tuple[str, ...] = ()  # the calls of the last assistant turn, while any is open
     answered: set[str] = set()  # the calls answered since ``pending`` was set (only read then)
     held: list[Sent] = []  # system messages that arrived while ``pending`` was set
+    if previous is not None and previous.open is not None:
+        start, cut, pending, was_answered, was_held = previous.open
+        sent.extend(previous.messages[:cut])
+        out.dropped.extend(previous.dropped)
+        answered, held = set(was_answered), list(was_held)
 
     def close() -> None:
         """Answer the open calls, then send the held system messages."""
@@ -112,7 +143,8 @@ def request(ctx: SessionContext) -> Request:
 
     # held system messages come only while calls are open: with none open, close() has
     # nothing to do
-    for m in ctx.messages:
+    messages = ctx.messages
+    for m in itertools.islice(messages, start, None):
         role = llm_role(m.message)
         if role is None:
             continue
@@ -140,6 +172,7 @@ def request(ctx: SessionContext) -> Request:
             if pending:
                 close()
             sent.append(Sent("user", m.line))
+    out.open = _Open(len(messages), len(sent), pending, frozenset(answered), tuple(held))
     if pending:
         close()
     return out
