@@ -230,6 +230,8 @@ def extend(
     )
     clock = old.clock
     renumber = False
+    # the path root -> leaf as it grows: the ancestors of a parent on it, without a walk
+    spine: list[int] | None = list(old.active) if old.active and not old.cycle else None
     for line in lines:
         ref = infos[line].obj.get("parentId")
         p = ids.get(ref) if isinstance(ref, str) else None
@@ -249,10 +251,13 @@ def extend(
             if clock - q != tree.depth[p] + 1:
                 renumber = True  # entries after p in the tour would move
                 continue
-            for node in tree.path_to(p):
+            d = tree.depth[p]
+            up = spine[: d + 1] if spine is not None and d < len(spine) and spine[d] == p else None
+            for node in up if up is not None else tree.path_to(p):
                 tree.tout[node] += 2
-            tree.tin[line], tree.tout[line], tree.depth[line] = q, q + 1, tree.depth[p] + 1
+            tree.tin[line], tree.tout[line], tree.depth[line] = q, q + 1, d + 1
             clock += 2
+            spine = None if up is None else [*up, line]
     tree.clock = clock
     if renumber:
         _number(tree)
