@@ -38,9 +38,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -87,11 +89,17 @@ def generated(size: int, images: bool) -> Path:
 
 
 SMALL_LINES = ROOT / "bench" / "small_lines.mjs"
+TURN_BYTES = 1760
+"""Bytes of one turn of ``small_lines.mjs`` (1,100 turns: 1.94 MB), to pick turns for a size."""
 
 
-def small_lines() -> Path | None:
-    """The session of many small lines pi 1.6 writes (made once), or None without pi 1.6."""
-    path = OUT / "pi16-small-lines.jsonl"
+def small_lines(size: int | None = None) -> Path | None:
+    """The session of many small lines pi 1.6 writes (made once), or None without pi 1.6.
+
+    ``size`` in MiB (about; ``TURN_BYTES`` a turn), else the default 1,100 turns.
+    """
+    name = "pi16-small-lines.jsonl" if size is None else f"pi16-small-lines-{size}mb.jsonl"
+    path = OUT / name
     if path.exists():
         return path
     if shutil.which("node") is None:
@@ -104,9 +112,11 @@ def small_lines() -> Path | None:
         return None
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".part")
-    print(f"writing {path.name} with pi 1.6 ...", file=sys.stderr)
+    turns = 1100 if size is None else max(1, round(size * MIB / TURN_BYTES))
+    print(f"writing {path.name} with pi 1.6 ({turns} turns) ...", file=sys.stderr)
     env = dict(os.environ, PI_LSP_PI16_MODULES=str(modules))
-    subprocess.run([node, str(SMALL_LINES), str(tmp)], check=True, env=env, stdout=subprocess.DEVNULL)
+    cmd = [node, str(SMALL_LINES), str(tmp), str(turns)]
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
     tmp.rename(path)
     return path
 
@@ -371,19 +381,20 @@ class LspClient:
     ) -> Received:
         """The first notification ``method`` whose params satisfy ``pred`` (consumed)."""
         with self.cond:
-            found: list[Received] = []
-
-            def ready() -> bool:
-                for n, (m, note) in enumerate(self.notes):
-                    if m == method and pred(note.params):
-                        found.append(note)
-                        del self.notes[n]
-                        return True
-                return False
-
-            if not self.cond.wait_for(ready, timeout):
+            found = self.cond.wait_for(lambda: self.take_note(method, pred), timeout)
+            if found is None:
                 raise TimeoutError(f"no {method}")
-            return found[0]
+            return found
+
+    def take_note(self, method: str, pred: Callable[[Any], bool]) -> Received | None:
+        """The first notification ``method`` already received whose params satisfy ``pred``
+        (consumed), or None: no waiting."""
+        with self.cond:
+            for n, (m, note) in enumerate(self.notes):
+                if m == method and pred(note.params):
+                    del self.notes[n]
+                    return note
+            return None
 
     def cpu_time(self) -> float:
         """CPU seconds the server has used so far (user + system, Linux)."""
@@ -452,15 +463,15 @@ def _latency(client: LspClient, method: str, params: Any, repeat: int) -> float 
     return best
 
 
-def appended_entry(text: str) -> str:
-    """The line pi would append next: the last entry again, with a new id, child of it."""
+def appended_entry(text: str, ident: str = "bench0001") -> str:
+    """The line pi would append next: the last entry again, with id ``ident``, child of it."""
     try:
         last = orjson.loads(text.rstrip("\n").rsplit("\n", 1)[-1])
     except orjson.JSONDecodeError:
         last = {}
     if not isinstance(last, dict):
         last = {}
-    entry = {**last, "id": "bench0001", "parentId": last.get("id")}
+    entry = {**last, "id": ident, "parentId": last.get("id")}
     return ("" if text.endswith("\n") else "\n") + orjson.dumps(entry).decode() + "\n"
 
 
@@ -470,6 +481,68 @@ def did_open(uri: str, text: str) -> bytes:
     return orjson.dumps(
         {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": doc}}
     )
+
+
+def start_beside(other_uri: str, other_text: str) -> tuple[LspClient, dict[str, Any]]:
+    """A server, initialized, with the small document ``other_text`` open and analysed,
+    left idle (no CPU used for 1 s); and the capabilities it announced."""
+    client = LspClient.start()
+    try:
+        _, init, _ = client.request(
+            "initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES}
+        )
+        client.notify("initialized", {})
+        doc = {"uri": other_uri, "languageId": "jsonl", "version": 1, "text": other_text}
+        client.notify("textDocument/didOpen", {"textDocument": doc})
+        client.wait_note("textDocument/publishDiagnostics", lambda p: p["uri"] == other_uri)
+        client.wait_idle()
+    except BaseException:
+        client.close()
+        raise
+    return client, init["capabilities"]
+
+
+def did_change(
+    client: LspClient,
+    uri: str,
+    version: int,
+    start: tuple[int, int],
+    end: tuple[int, int],
+    new: str,
+) -> float:
+    """Send one ranged change (``start``/``end``: line, UTF-16 column); the time sent."""
+    rng = {
+        "start": {"line": start[0], "character": start[1]},
+        "end": {"line": end[0], "character": end[1]},
+    }
+    return client.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": rng, "text": new}],
+        },
+    )
+
+
+def whole_text_change(uri: str, version: int, text: str) -> bytes:
+    """The body of a didChange that sends the whole new text (what editors send on a reload)."""
+    return orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": text}],
+            },
+        }
+    )
+
+
+def diagnostics_of(client: LspClient, uri: str, version: int) -> float:
+    """When the publishDiagnostics of ``uri`` at ``version`` arrived (waits for it)."""
+    return client.wait_note(
+        "textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["version"] == version
+    ).at
 
 
 def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
@@ -485,38 +558,11 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
     other_text = "".join(text.splitlines(keepends=True)[:40])
     other_uri = uri.replace(".jsonl", "-other.jsonl")
     body = did_open(uri, text)
-    grown = orjson.dumps(
-        {
-            "jsonrpc": "2.0",
-            "method": "textDocument/didChange",
-            "params": {
-                "textDocument": {"uri": uri, "version": 2},
-                "contentChanges": [{"text": text + appended_entry(text)}],
-            },
-        }
-    )
+    grown = whole_text_change(uri, 2, text + appended_entry(text))
     del text, data
-    client = LspClient.start()
+    client, caps = start_beside(other_uri, other_text)
     out: dict[str, Any] = {}
     try:
-        _, init, _ = client.request(
-            "initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES}
-        )
-        caps = init["capabilities"]
-        client.notify("initialized", {})
-        client.notify(
-            "textDocument/didOpen",
-            {
-                "textDocument": {
-                    "uri": other_uri,
-                    "languageId": "jsonl",
-                    "version": 1,
-                    "text": other_text,
-                }
-            },
-        )
-        client.wait_note("textDocument/publishDiagnostics", lambda p: p["uri"] == other_uri)
-        client.wait_idle()
         out["rss_idle"] = client.rss()
         cpu = client.cpu_time()
         t = client.send_raw(body)
@@ -533,12 +579,7 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         client.wait_idle()
         t = client.send_raw(grown)
         del grown
-        out["append"] = (
-            client.wait_note(
-                "textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["version"] == 2
-            ).at
-            - t
-        )
+        out["append"] = diagnostics_of(client, uri, 2) - t
         doc = {"uri": uri}
         asked = {
             "textDocument": doc,
@@ -549,23 +590,10 @@ def over_stdio(path: Path, repeat: int) -> dict[str, Any]:
         def change(line: int, start: int, end_line: int, end: int, new: str) -> float:
             nonlocal version
             version += 1
-            rng = {
-                "start": {"line": line, "character": start},
-                "end": {"line": end_line, "character": end},
-            }
-            return client.notify(
-                "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"range": rng, "text": new}],
-                },
-            )
+            return did_change(client, uri, version, (line, start), (end_line, end), new)
 
         def published() -> float:
-            return client.wait_note(
-                "textDocument/publishDiagnostics",
-                lambda p: p["uri"] == uri and p["version"] == version,
-            ).at
+            return diagnostics_of(client, uri, version)
 
         def hover_now(params: dict[str, Any] = asked) -> tuple[float | None, Any]:
             """Latency and answer of a hover sent right away (while a change is analysed)."""
@@ -706,16 +734,210 @@ STARTUP_SESSION = (
 )
 
 
-def startup(modules: Path | None, repeat: int) -> dict[str, Any]:
-    """``pi-lsp check`` and pi's loader (node) as whole processes on a clean 3-line session."""
+def tiny_session() -> Path:
+    """The clean 3-line session ``STARTUP_SESSION``, written to bench/out."""
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / "startup.jsonl"
     path.write_text(STARTUP_SESSION, encoding="utf-8")
+    return path
+
+
+def startup(modules: Path | None, repeat: int) -> dict[str, Any]:
+    """``pi-lsp check`` and pi's loader (node) as whole processes on a clean 3-line session."""
+    path = tiny_session()
     check = [sys.executable, "-m", "pi_lsp", "check", "--format", "json", str(path)]
     out: dict[str, Any] = {"check": best_time(check, repeat), "node": NA}
     if modules is not None:
         env = dict(os.environ, PI_LSP_PI_MODULES=str(modules))
         out["node"] = best_time(["node", str(PI_LOAD), str(path)], repeat, env)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Issue 41: memory against pi's, requests during a long re-analysis, appends
+# --------------------------------------------------------------------------------------
+
+
+def pi_peak(path: Path, modules: Path | None, repeat: int) -> int | None:
+    """Peak RSS (bytes) of node running pi's loader on ``path``: the median of ``repeat``
+    runs (GNU time's ``%M``); None without pi or GNU time."""
+    if modules is None:
+        return NA
+    env = dict(os.environ, PI_LSP_PI_MODULES=str(modules))
+    runs = [peak_rss(["node", str(PI_LOAD), str(path)], env) for _ in range(repeat)]
+    known = [r for r in runs if r is not None]
+    return statistics.median_low(known) if len(known) == len(runs) else NA
+
+
+def check_peak(path: Path, repeat: int) -> int:
+    """Peak RSS (bytes) of ``pi-lsp check --format json FILE``, its helper's added (if it
+    forks one): the median of ``repeat`` runs."""
+    return statistics.median_low([sum(check_rss(path)) for _ in range(repeat)])
+
+
+Change = tuple[str, tuple[int, int], tuple[int, int], str]
+"""A ranged change: its label, start and end (line, UTF-16 column), and the new text."""
+
+
+def reanalysis_changes(header: str, line_count: int) -> list[Change]:
+    """Changes that make the server re-analyse the whole file, in order: the header's
+    version digit changed (every line is checked again under the other format) and changed
+    back, then a line in the middle removed (tree, links and reference index recomputed)."""
+    out: list[Change] = []
+    key = '"version":'
+    at = header.find(key) + len(key)
+    if at >= len(key) and header[at : at + 1].isdigit():
+        col = units(header[:at], "utf-16")
+        old = header[at]
+        new = "2" if old != "2" else "3"
+        out.append((f"header version {old}→{new}", (0, col), (0, col + 1), new))
+        out.append((f"header version {new}→{old}", (0, col), (0, col + 1), old))
+    mid = line_count // 2
+    out.append(("line removal (middle)", (mid, 0), (mid + 1, 0), ""))
+    return out
+
+
+def small_doc_asks(uri: str, text: str, caps: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Hover, definition and completion (those the server offers) on the small document,
+    all inside the first ``parentId`` value it holds."""
+    lines = text.split("\n")
+    key = '"parentId":"'
+    n = next((i for i, line in enumerate(lines) if key in line), 0)
+    col = lines[n].find(key) + len(key) + 1 if key in lines[n] else 2
+    params = {
+        "textDocument": {"uri": uri},
+        "position": {"line": n, "character": units(lines[n][:col], "utf-16")},
+    }
+    offered = (
+        ("textDocument/hover", "hoverProvider"),
+        ("textDocument/definition", "definitionProvider"),
+        ("textDocument/completion", "completionProvider"),
+    )
+    return [(method, params) for method, cap in offered if caps.get(cap)]
+
+
+def during_reanalysis(
+    client: LspClient, uri: str, version: int, change: Change, asks: list[tuple[str, Any]]
+) -> dict[str, Any]:
+    """Make ``change`` as ``version`` of ``uri``; until its diagnostics arrive, send the
+    ``asks`` in turn, each ~10 ms after the previous answer. The re-analysis's time
+    (didChange → publishDiagnostics), each method's latencies (seconds, sorted), and how
+    many answers were errors or empty."""
+    label, start, end, new = change
+    times: dict[str, list[float]] = {method: [] for method, _ in asks}
+    failed = 0
+
+    def published(params: Any) -> bool:
+        return bool(params["uri"] == uri and params["version"] == version)
+
+    t = did_change(client, uri, version, start, end, new)
+    done = client.take_note("textDocument/publishDiagnostics", published)
+    n = 0
+    while done is None and asks:
+        method, params = asks[n % len(asks)]
+        n += 1
+        took, result, error = client.request(method, params)
+        times[method].append(took)
+        failed += error is not None or not result
+        time.sleep(0.01)
+        done = client.take_note("textDocument/publishDiagnostics", published)
+    if done is None:  # nothing to ask: only the re-analysis's time
+        done = client.wait_note("textDocument/publishDiagnostics", published)
+    return {
+        "change": label,
+        "reanalysis": done.at - t,
+        "latencies": {method: sorted(v) for method, v in times.items()},
+        "failed": failed,
+    }
+
+
+def issue41_stdio(path: Path, latency: bool) -> dict[str, Any]:
+    """One server on ``path``, beside a small document (the file's first 40 lines).
+
+    Its resident size idle, then its peak after didOpen → publishDiagnostics and again
+    after the documentSymbol an editor sends right after an open; an appended line sent as
+    the whole text, then one inserted at the end (a ranged change): each → its
+    publishDiagnostics. With ``latency``: hover, definition and completion on the small
+    document while each of ``reanalysis_changes`` is analysed, and their idle latencies.
+    """
+    data = path.read_bytes()
+    uri = path.resolve().as_uri()
+    text = data.decode("utf-8", "surrogateescape")
+    del data
+    other_text = "".join(text.splitlines(keepends=True)[:40])
+    other_uri = uri.replace(".jsonl", "-other.jsonl")
+    body = did_open(uri, text)
+    first = appended_entry(text, "bench0001")
+    grown = whole_text_change(uri, 2, text + first)
+    end_line = text.count("\n") + first.count("\n")
+    changes = reanalysis_changes(text[: text.find("\n")], end_line + 1) if latency else []
+    del text
+    second = appended_entry(first, "bench0002")
+    client, caps = start_beside(other_uri, other_text)
+    out: dict[str, Any] = {}
+    try:
+        out["rss_idle"] = client.rss()
+        t = client.send_raw(body)
+        del body
+        out["open"] = diagnostics_of(client, uri, 1) - t
+        out["rss_open"] = client.peak_rss()
+        if caps.get("documentSymbolProvider"):
+            symbols = {"textDocument": {"uri": uri}}
+            out["symbols_after_open"] = client.request("textDocument/documentSymbol", symbols)[0]
+            out["rss_symbols"] = client.peak_rss()
+        client.wait_idle()
+        t = client.send_raw(grown)
+        del grown
+        out["append"] = diagnostics_of(client, uri, 2) - t
+        client.wait_idle()
+        t = did_change(client, uri, 3, (end_line, 0), (end_line, 0), second)
+        out["append_incremental"] = diagnostics_of(client, uri, 3) - t
+        if changes:
+            client.wait_idle()
+            asks = small_doc_asks(other_uri, other_text, caps)
+            out["idle"] = {method: _latency(client, method, params, 5) for method, params in asks}
+            out["rounds"] = []
+            for version, change in enumerate(changes, start=4):
+                out["rounds"].append(during_reanalysis(client, uri, version, change, asks))
+                client.wait_idle()
+        out["rss_end"] = client.peak_rss()
+    finally:
+        client.close()
+    return out
+
+
+def issue41(
+    sizes: list[int], images_mb: int, latency_mb: int, modules: Path | None, repeat: int
+) -> dict[str, Any]:
+    """Issue 41's figures, in one run: the small-lines sessions of ``sizes`` MiB (and of
+    ``latency_mb``, where the latency is measured) and a generated session of
+    ``images_mb`` MiB with images (0: none); pi's, the server's and ``check``'s memory."""
+    tiny = tiny_session()
+    out: dict[str, Any] = {
+        "idle": {"pi_rss": pi_peak(tiny, modules, repeat), "check_rss": check_peak(tiny, repeat)},
+        "files": [],
+    }
+    files: list[tuple[Path, bool]] = []
+    for size in sorted({*sizes, *([latency_mb] if latency_mb else [])}):
+        path = small_lines(size)
+        if path is None:
+            print("pi 1.6 not available: no sessions of small lines", file=sys.stderr)
+            break
+        files.append((path, size == latency_mb))
+    if images_mb:
+        files.append((generated(images_mb, True), False))
+    for path, latency in files:
+        print(f"issue 41: measuring {path.name} ...", file=sys.stderr)
+        out["files"].append(
+            {
+                "file": path.name,
+                "bytes": path.stat().st_size,
+                "pi_rss": pi_peak(path, modules, repeat),
+                "check_rss": check_peak(path, repeat),
+                "lsp": issue41_stdio(path, latency),
+            }
+        )
+    out["load_average"] = os.getloadavg()
     return out
 
 
@@ -892,6 +1114,101 @@ def table(rows: list[dict[str, Any]], start: dict[str, Any] | None = None) -> st
     return "\n".join(out)
 
 
+def _grown(peak: int | None, base: int | None) -> int | None:
+    """Growth in bytes: a peak minus its baseline, None if either is unknown."""
+    return None if peak is None or base is None else peak - base
+
+
+def _mib_x(grown: int | None, size: int) -> str:
+    """A growth in MiB and over the file's size: ``123 (2.40x)``."""
+    return "n/a" if grown is None else f"{grown / MIB:.0f} ({grown / size:.2f}x)"
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The nearest-rank ``q`` percentile of sorted ``values`` (None when there are none)."""
+    return values[max(0, math.ceil(q * len(values)) - 1)] if values else None
+
+
+def _spread(values: list[float]) -> str:
+    """p50 / p95 / max in ms, and how many: ``3.1 / 12.0 / 15.2 (40)``."""
+    if not values:
+        return "n/a (0)"
+    p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+    return f"{_ms(p50)} / {_ms(p95)} / {_ms(values[-1])} ({len(values)})"
+
+
+METHODS = ("textDocument/hover", "textDocument/definition", "textDocument/completion")
+
+
+def issue41_tables(part: dict[str, Any]) -> str:
+    """Issue 41's figures as Markdown tables: memory against pi's, appends, latency."""
+    idle = part["idle"]
+    out = [
+        f"Issue 41 (load average {part['load_average'][0]:.1f}). Memory: growth in MiB "
+        "(x the file's size), and over pi's growth (target ≤ 1). pi: node running "
+        "`bench/pi_load.mjs FILE` (pi 0.73.1's loader), peak RSS minus that on a 3-line "
+        f"session ({_mb(idle['pi_rss'])} MiB); check: `pi-lsp check --format json FILE`, "
+        f"peak RSS minus that on the 3-line session ({_mb(idle['check_rss'])} MiB); "
+        "pi and check: median of N runs. Server: peak RSS after didOpen → "
+        "publishDiagnostics, then after the documentSymbol sent right after it, minus its "
+        "resident size idle just before the didOpen (one run).",
+        "",
+        "| file | MiB | pi growth | server after open | / pi (≤ 1) | server after symbols | "
+        "/ pi (≤ 1) | check growth | / pi (≤ 1) |",
+        "|" + "---|" * 9,
+    ]
+    for r in part["files"]:
+        lsp, size = r["lsp"], r["bytes"]
+        pi = _grown(r["pi_rss"], idle["pi_rss"])
+        opened = _grown(lsp.get("rss_open"), lsp.get("rss_idle"))
+        symbols = _grown(lsp.get("rss_symbols"), lsp.get("rss_idle"))
+        check = _grown(r["check_rss"], idle["check_rss"])
+        out.append(
+            f"| {r['file']} | {size / MIB:.1f} | {_mib_x(pi, size)} | {_mib_x(opened, size)} | "
+            f"{_ratio(opened, pi)} | {_mib_x(symbols, size)} | {_ratio(symbols, pi)} | "
+            f"{_mib_x(check, size)} | {_ratio(check, pi)} |"
+        )
+    out += [
+        "",
+        "Appending one line (ms; one run): the whole new text in one didChange, then a line "
+        "inserted at the end (a ranged didChange), each → publishDiagnostics; over the open "
+        "(target ≤ 0.15).",
+        "",
+        "| file | MiB | open→diag | documentSymbol after it | append, full text | / open | "
+        "append, ranged | / open |",
+        "|" + "---|" * 8,
+    ]
+    for r in part["files"]:
+        lsp = r["lsp"]
+        out.append(
+            f"| {r['file']} | {r['bytes'] / MIB:.1f} | {_ms(lsp['open'])} | "
+            f"{_ms(lsp.get('symbols_after_open'))} | {_ms(lsp['append'])} | "
+            f"{_ratio(lsp['append'], lsp['open'])} | {_ms(lsp['append_incremental'])} | "
+            f"{_ratio(lsp['append_incremental'], lsp['open'])} |"
+        )
+    for r in part["files"]:
+        lsp = r["lsp"]
+        if "rounds" not in lsp:
+            continue
+        idle_ms = ", ".join(f"{m.split('/')[1]} {_ms(t)}" for m, t in lsp["idle"].items())
+        out += [
+            "",
+            f"Requests on a small document (the first 40 lines) while {r['file']} "
+            f"({r['bytes'] / MIB:.1f} MiB) is re-analysed, each ~10 ms after the previous "
+            f"answer (ms: p50 / p95 / max (count); idle, best of 5: {idle_ms}; "
+            "target p95 ≤ 100):",
+            "",
+            "| change | re-analysis (didChange→diag) | hover | definition | completion | errors or empty answers |",
+            "|" + "---|" * 6,
+        ]
+        for rnd in lsp["rounds"]:
+            cells = " | ".join(_spread(rnd["latencies"].get(m, [])) for m in METHODS)
+            out.append(
+                f"| {rnd['change']} | {_ms(rnd['reanalysis'])} | {cells} | {rnd['failed']} |"
+            )
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "_inproc":
@@ -913,30 +1230,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-generated", action="store_true", help="skip the generated sessions (--sizes)"
     )
+    parser.add_argument(
+        "--issue41",
+        action="store_true",
+        help="only issue 41's figures (memory against pi, latency during a re-analysis, appends)",
+    )
+    parser.add_argument("--no-issue41", action="store_true", help="skip issue 41's figures")
+    parser.add_argument(
+        "--small-sizes",
+        default=None,
+        help="issue 41: sessions of small lines in MiB (default 14,42,100; --quick 14,42)",
+    )
+    parser.add_argument(
+        "--images-mb",
+        type=int,
+        default=50,
+        help="issue 41: a generated session with images, in MiB (default 50; 0: none)",
+    )
+    parser.add_argument(
+        "--latency-mb",
+        type=int,
+        default=42,
+        help="issue 41: the session of small lines the latency is measured on (default 42; 0: none)",
+    )
     ns = parser.parse_args(args)
     sizes = [int(s) for s in (ns.sizes or ("10,100" if ns.quick else "10,100,500")).split(",")]
+    small_sizes = [
+        int(s) for s in (ns.small_sizes or ("14,42" if ns.quick else "14,42,100")).split(",")
+    ]
     repeat = ns.repeat or (1 if ns.quick else 3)
     files: list[Path] = []
-    if not ns.no_fixtures and FIXTURES.is_dir():
-        files += sorted(FIXTURES.glob("*.jsonl"))
-    small = None if ns.no_small_lines else small_lines()
-    if small is not None:
-        files.append(small)
-    if not ns.no_generated:
-        files += [generated(s, ns.images) for s in sizes]
+    if not ns.issue41:
+        if not ns.no_fixtures and FIXTURES.is_dir():
+            files += sorted(FIXTURES.glob("*.jsonl"))
+        small = None if ns.no_small_lines else small_lines()
+        if small is not None:
+            files.append(small)
+        if not ns.no_generated:
+            files += [generated(s, ns.images) for s in sizes]
     modules = find_modules()
     if modules is None:
         print("pi (node + npm package) not available: pi columns are n/a", file=sys.stderr)
     # as `pip install` does: the processes below then import, not compile
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "pi_lsp")], check=True)
-    start = startup(modules, max(repeat, 5))
-    rows = []
-    for path in files:
-        # big files: best of fewer runs (each run is long, and the noise is relatively small)
-        rows.append(measure(path, repeat if path.stat().st_size < 200 * MIB else 1, modules))
+    results: dict[str, Any] = {}
+    if not ns.issue41:
+        results["startup"] = startup(modules, max(repeat, 5))
+        results["files"] = [
+            # big files: best of fewer runs (each run is long, and the noise is relatively small)
+            measure(path, repeat if path.stat().st_size < 200 * MIB else 1, modules)
+            for path in files
+        ]
+    if not ns.no_issue41:
+        results["issue41"] = issue41(small_sizes, ns.images_mb, ns.latency_mb, modules, repeat)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "results.json").write_text(json.dumps({"files": rows, "startup": start}, indent=2))
-    print(table(rows, start))
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    if "files" in results:
+        print(table(results["files"], results["startup"]))
+    if "issue41" in results:
+        print(("\n\n" if "files" in results else "") + issue41_tables(results["issue41"]))
     return 0
 
 
