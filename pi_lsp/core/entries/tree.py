@@ -252,12 +252,16 @@ def extend(
                 renumber = True  # entries after p in the tour would move
                 continue
             d = tree.depth[p]
-            up = spine[: d + 1] if spine is not None and d < len(spine) and spine[d] == p else None
-            for node in up if up is not None else tree.path_to(p):
+            if spine is not None and d < len(spine) and spine[d] == p:
+                del spine[d + 1 :]  # now the path root -> p (no copy)
+            else:
+                spine = None
+            for node in spine if spine is not None else tree.path_to(p):
                 tree.tout[node] += 2
             tree.tin[line], tree.tout[line], tree.depth[line] = q, q + 1, d + 1
             clock += 2
-            spine = None if up is None else [*up, line]
+            if spine is not None:
+                spine.append(line)
     tree.clock = clock
     if renumber:
         _number(tree)
