@@ -10,7 +10,7 @@ import pytest
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries import tree as tree_module
-from pi_lsp.core.entries.lines import Kind, LineInfo
+from pi_lsp.core.entries.lines import LineInfo, classify
 from pi_lsp.core.entries.tree import Tree, build, build_tree, extend
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,13 +249,13 @@ def test_tree_of_a_real_branched_session() -> None:
 
 def _infos(specs: list[tuple[str | None, str | None]]) -> list[LineInfo]:
     """A header, then one entry per ``(id, parentId)`` (None: the key is left out)."""
-    out = [LineInfo(Kind.HEADER, {"type": "session", "version": 3})]
+    out = [classify({"type": "session", "version": 3})]
     for ident, parent in specs:
         obj: dict[str, object] = {"type": "custom"}
         if ident is not None:
             obj["id"] = ident
         obj["parentId"] = parent
-        out.append(LineInfo(Kind.ENTRY, obj))
+        out.append(classify(obj))
     return out
 
 
@@ -344,7 +344,7 @@ def test_extending_an_empty_tree() -> None:
 @pytest.mark.parametrize("parent", [5, [], {"id": "a"}, True])
 def test_an_appended_entry_whose_parent_id_is_no_string_is_a_root(parent: object) -> None:
     infos = _infos([("a", None)])
-    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    infos.append(classify({"type": "custom", "id": "b", "parentId": parent}))
     grown = extend(build_tree(infos[:2], "pi", 3), infos, [2], set())
     assert grown is not None
     assert grown.roots == [1, 2] and grown.active == [2]
@@ -375,7 +375,7 @@ def test_appending_children_of_the_leaf_keeps_the_tour_numbers(
 @pytest.mark.parametrize("parent", [5, [], {"id": "a"}])
 def test_a_parent_id_that_is_no_string_makes_a_root(parent: object) -> None:
     infos = _infos([("a", None)])
-    infos.append(LineInfo(Kind.ENTRY, {"type": "custom", "id": "b", "parentId": parent}))
+    infos.append(classify({"type": "custom", "id": "b", "parentId": parent}))
     t = build_tree(infos, "pi", 3)
     assert t.roots == [1, 2] and t.parent[2] is None and t.active == [2]
 

@@ -108,7 +108,7 @@ def _lookup(tables: list[dict[Stored, LineInfo]], text: Stored, slim: bool) -> L
     one without a value, which may be slim)."""
     for table in tables:
         found = table.get(text)
-        if found is not None and not (slim and found.value is not None):
+        if found is not None and not (slim and found.held is not None):
             return found
     return None
 
@@ -188,7 +188,7 @@ class _LinePass:
         for i, key in enumerate(itertools.islice(self.lines.iter_raw(), start, None), start):
             if i in (first, last):
                 edge = parsed[i] if parsed else self.edge(i, key)
-                infos.append(self._check(key, ctx, [], edge))
+                infos.append(self._check(key, ctx, [], edge, keep=True))
                 continue
             if one_shot and len(key) >= SLIM_LINE:
                 infos.append(self._check(key, ctx, other, parsed[i] if parsed else None))
@@ -264,8 +264,18 @@ class _LinePass:
             raise Cancelled(ctx, cache)
 
     def _check(
-        self, key: Stored, ctx: LineRules, other: list[dict[Stored, LineInfo]], base: LineInfo | None
+        self,
+        key: Stored,
+        ctx: LineRules,
+        other: list[dict[Stored, LineInfo]],
+        base: LineInfo | None,
+        keep: bool = False,
     ) -> LineInfo:
+        """The results of line ``key`` under ``ctx`` (from ``base``'s parse, else one found in
+        ``other``, else a parse of its own). The value is kept slim on a line of
+        :data:`SLIM_LINE` or more, parsed again on demand on a shorter one (where it takes
+        several times the line's size) but where ``keep`` says the line is the first or last
+        non-blank one (parsed trimmed)."""
         slim = len(key) >= SLIM_LINE
         if base is None and other:
             base = _lookup(other, key, slim)
@@ -277,8 +287,11 @@ class _LinePass:
             info = found if found is not None else parse(unpack(line), data=utf8_of(line))
         if self.checks:
             info.issues = check(line, info, ctx)
-        if slim and info.value is not None:
-            info.value = slim_value(info.value)
+        if slim:
+            if info.held is not None:
+                info.value = slim_value(info.value)
+        elif not keep:
+            info.parsed_on_demand(key)
         return info
 
 

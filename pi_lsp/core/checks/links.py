@@ -313,6 +313,10 @@ def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
     )
 
 
+_REFERRING = frozenset({"compaction", "label", "branch_summary", "context_edit"})
+"""The entry types whose references :func:`_check_references` checks."""
+
+
 def _check_references(
     a: Analysis, out: list[Finding], lines: list[int], comps: list[int], dangling: set[str]
 ) -> None:
@@ -321,8 +325,10 @@ def _check_references(
     tree = a.tree
     forked = isinstance(a.header.get("parentSession"), str)
     for line in lines:
+        etype = a.infos[line].type
+        if etype not in _REFERRING:
+            continue
         obj = a.infos[line].value
-        etype = obj.get("type")
         if etype == "compaction":
             _check_first_kept(a, out, line, obj, dangling)
         elif etype == "label":
@@ -514,7 +520,7 @@ def _index_tools(
                     grown.add(ident)
                 calls[ident].append((line, block))
         elif role == "toolResult":
-            ref = info.value["message"].get("toolCallId")
+            ref = info.tool_call_id
             if isinstance(ref, str):
                 if ref not in answered:
                     results[ref] = list(results.get(ref, ()))

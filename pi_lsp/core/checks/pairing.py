@@ -29,7 +29,7 @@ resumed leaf gets nothing else.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -39,6 +39,7 @@ from ..pi.sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_fa
 from ..text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
+    from ..entries.lines import LineInfo
     from ..entries.model import Analysis
     from ..entries.tree import Tree
 
@@ -62,7 +63,7 @@ class Cause(NamedTuple):
     call_id: str | None
 
 
-def _value(values: dict[int, Any], line: int) -> dict[str, Any]:
+def _value(values: Mapping[int, Any], line: int) -> dict[str, Any]:
     value = values.get(line)
     return value if isinstance(value, dict) else {}
 
@@ -104,7 +105,7 @@ def sends_as_user(obj: dict[str, Any]) -> bool:
 
 
 def causes_of(
-    ctx: context.SessionContext, req: Request, values: dict[int, Any]
+    ctx: context.SessionContext, req: Request, values: Mapping[int, Any]
 ) -> list[Cause]:
     """What made each sent tool result of ``req`` (built from ``ctx``) that breaks the
     pairing rule break it, in the order of :func:`pairing_faults`.
@@ -319,7 +320,7 @@ def _owner(
     ids = held.get(found[0])
     if ids is None:
         ids = held[found[0]] = frozenset(ident for _, ident in a.infos[found[0]].calls)
-    ref = a.infos[result].value["message"].get("toolCallId")  # a toolResult entry's
+    ref = a.infos[result].tool_call_id  # a toolResult entry's
     return found if type(ref) is str and ref in ids else None  # only a string names a call
 
 
@@ -331,22 +332,48 @@ COVERED = {"missing": "PI420", "duplicate": "PI422"}
 class State:
     """What :func:`extend` needs of the previous analysis to pair an appended one.
 
-    pi's entries (``entries``, ``by_id``, ``values``, as :mod:`pi_lsp.core.pi.context` builds
-    them), the ``context_edit`` lines, the findings the tree alone decides (``candidates``:
-    PI424 on compactions, PI423 on dropped turns and PI425 on interlopers, in the order
-    they are reported, each with the lines that keep it out), per context edit off the
-    resumed path that was judged, the length of its path and what its request reports,
-    and ``resumed``, the context of the resumed leaf.
+    pi's entries (their ``lines``, ``by_id`` and ``values``, line → value, as
+    :mod:`pi_lsp.core.pi.context` reads them), the ``context_edit`` lines, the findings the
+    tree alone decides (``candidates``: PI424 on compactions, PI423 on dropped turns and
+    PI425 on interlopers, in the order they are reported, each with the lines that keep it
+    out), per context edit off the resumed path that was judged, the length of its path and
+    what its request reports, and ``resumed``, the context of the resumed leaf.
+
+    ``entries`` (``(line, value)`` of each entry) is kept only where the contexts are built
+    from values (a session pi migrates, or one with context edits); otherwise (None) they are
+    built from the facts of the lines' results (:func:`~pi_lsp.core.pi.context.lean_context`),
+    and ``values`` reads each line's value from its result, so no value of every entry is held.
     """
 
-    entries: list[tuple[int, Any]]
+    lines: list[int]
+    entries: list[tuple[int, Any]] | None
     by_id: dict[Any, int]
-    values: dict[int, Any]
+    values: Mapping[int, Any]
     edits: list[int]
     candidates: list[Candidate]
     judged: dict[int, tuple[int, Finding | None]]
     resumed: context.SessionContext
     sent: Request | None = None
+
+
+class _Values(Mapping[int, Any]):
+    """Each line's value, read from its result (parsed again where it keeps none)."""
+
+    __slots__ = ("infos",)
+
+    def __init__(self, infos: list[LineInfo]) -> None:
+        self.infos = infos
+
+    def __getitem__(self, line: int) -> Any:
+        if not 0 <= line < len(self.infos):
+            raise KeyError(line)
+        return self.infos[line].value
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.infos)))
+
+    def __len__(self) -> int:
+        return len(self.infos)
 
 
 def resumed_request(state: State) -> Request:
@@ -376,17 +403,22 @@ def check(
     """
     if not pi_accepts(a):  # a file of the other dialect is not pi's either
         return [], None
+    edits = [ln for ln in a.tree.entries if a.infos[ln].type == "context_edit"]
+    candidates = _candidates(a, a.tree.entries)
+    lines = context.lean_lines(a)
+    if lines is not None:
+        by_id = context.lean_index(a, lines)
+        state = State(
+            lines, None, by_id, _Values(a.infos), edits, candidates, {},
+            context.lean_context(a, lines, by_id),
+        )  # fmt: skip
+        return _select(a, reported, state), state
     entries = context.entries_of(a)
     by_id = context.entry_index(entries)
     state = State(
-        entries,
-        by_id,
-        dict(entries),
-        [ln for ln in a.tree.entries if a.infos[ln].type == "context_edit"],
-        _candidates(a, a.tree.entries),
-        {},
+        [line for line, _ in entries], entries, by_id, dict(entries), edits, candidates, {},
         context.build_context(entries, by_id=by_id),
-    )
+    )  # fmt: skip
     return _select(a, reported, state), state
 
 
@@ -395,7 +427,7 @@ def extend(
     reported: set[tuple[int, str]] | frozenset[tuple[int, str]],
     old: State,
     lines: list[int],
-) -> tuple[list[Finding], State]:
+) -> tuple[list[Finding], State | None]:
     """:func:`check` of ``a``, whose entries are ``old``'s and the new ``lines`` after them.
 
     The entries on ``lines`` must be entries of ``a``'s tree that change no earlier
@@ -404,21 +436,33 @@ def extend(
     they are, the new entries add theirs, and the resumed context grows by the new entries
     (built again only when they do not extend its path).
     """
-    new = [(ln, a.infos[ln].value) for ln in lines]
-    entries = [*old.entries, *new]
+    infos = a.infos
+    edits = [*old.edits, *(ln for ln in lines if infos[ln].type == "context_edit")]
+    candidates = [*old.candidates, *_candidates(a, lines)]
     by_id = dict(old.by_id)
-    for n, (_, value) in enumerate(new, len(old.entries)):
-        by_id[context.entry_key(value)] = n
-    resumed = context.extend_context(old.resumed, entries, by_id, len(old.entries))
-    state = State(
-        entries,
-        by_id,
-        {**old.values, **dict(new)},
-        [*old.edits, *(ln for ln in lines if a.infos[ln].type == "context_edit")],
-        [*old.candidates, *_candidates(a, lines)],
-        dict(old.judged),
-        resumed if resumed is not None else context.build_context(entries, by_id=by_id),
-    )
+    state: State
+    if old.entries is None:
+        if len(edits) > len(old.edits):  # its contexts are built from values: pair afresh
+            return check(a, reported)
+        all_lines = [*old.lines, *lines]
+        for n, line in enumerate(lines, len(old.lines)):
+            by_id[context.fact_key(infos[line].ident)] = n
+        resumed = context.extend_lean_context(old.resumed, a, all_lines, by_id, len(old.lines))
+        state = State(
+            all_lines, None, by_id, _Values(infos), edits, candidates, dict(old.judged),
+            resumed if resumed is not None else context.lean_context(a, all_lines, by_id),
+        )  # fmt: skip
+    else:
+        new = [(ln, infos[ln].value) for ln in lines]
+        entries = [*old.entries, *new]
+        for n, (_, value) in enumerate(new, len(old.entries)):
+            by_id[context.entry_key(value)] = n
+        resumed = context.extend_context(old.resumed, entries, by_id, len(old.entries))
+        state = State(
+            [*old.lines, *lines], entries, by_id, {**old.values, **dict(new)}, edits, candidates,
+            dict(old.judged),
+            resumed if resumed is not None else context.build_context(entries, by_id=by_id),
+        )  # fmt: skip
     if resumed is not None and old.sent is not None and not resumed.cycle:
         state.sent = request(resumed, old.sent)  # the old messages, then the new ones
     return _select(a, reported, state), state
@@ -426,7 +470,7 @@ def extend(
 
 def _causes(
     ctx: context.SessionContext,
-    values: dict[int, Any],
+    values: Mapping[int, Any],
     reported: set[tuple[int, str]] | frozenset[tuple[int, str]],
     sent: Request | None = None,
 ) -> list[Cause]:
@@ -469,6 +513,7 @@ def _select(
         if line in active or ident is None:  # pi resumes only from an entry with an id
             continue
         if line not in state.judged:
+            assert state.entries is not None  # a session with context edits keeps its values
             ctx = context.build_context(state.entries, ident, state.by_id)
             # off the resumed path, only the edit itself is judged here
             own = (c for c in _causes(ctx, state.values, reported) if c.kind == "edit")
@@ -506,10 +551,9 @@ def _candidates(a: Analysis, lines: list[int]) -> list[Candidate]:
         if owned is None:
             continue
         owner, interloper = owned
-        message = info.value["message"]
-        stop = infos[owner].value["message"].get("stopReason")  # an assistant turn's
+        stop = infos[owner].stop_reason  # an assistant turn's
         if stop in ("error", "aborted"):
-            cause = Cause("dropped", owner, line, owner, message.get("toolCallId"))
+            cause = Cause("dropped", owner, line, owner, info.tool_call_id)
             # on the resumed path the request itself decided (edits may omit such results)
             out.append(Candidate(_pi423(a, cause, False), owner, line))
         if interloper is not None:

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
 from ..text.findings import Severity
 from ..text.jsonl import JS_SPACE, ParseError, parse_line
 from ..text.limits import MIB
-from ..text.lineindex import Stored
-
-if TYPE_CHECKING:
-    pass
+from ..text.lineindex import Stored, plain, unpack, utf8_of
 
 HEADER_TYPES = frozenset({"session", "session_header"})
 
@@ -63,7 +61,16 @@ class Issue:
     data: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
+ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()
+""":attr:`LineInfo.ident` or :attr:`LineInfo.parent` of an object without that key."""
+
+
+_ON_DEMAND: Any = type("OnDemand", (), {"__repr__": lambda self: "<parsed on demand>"})()
+"""What :attr:`LineInfo.held` is when the value is not kept but parsed again from
+:attr:`LineInfo.source` each time it is read (:meth:`LineInfo.parsed_on_demand`)."""
+
+
+@dataclass(slots=True, eq=False)
 class LineInfo:
     """The result of parsing and checking one line on its own.
 
@@ -76,23 +83,84 @@ class LineInfo:
     :func:`call_ids` of an assistant turn's content (empty for any other line): read once
     here, where the value was just parsed, for the passes over every entry (links,
     pairing), which would otherwise each look them up again through the objects of every
-    line.
+    line. ``ident`` and ``parent`` are the entry's ``id`` and ``parentId`` (:data:`ABSENT`
+    when the object lacks the key, or the line is no object), read here for the tree;
+    ``stop_reason`` is an assistant turn's ``stopReason`` and ``tool_call_id`` a tool
+    result's ``toolCallId`` (None for any other line, or when missing).
+
+    ``value`` is the parsed value. An analysis keeps it only where it is small beside its
+    line or cheap to hold; otherwise (:meth:`parsed_on_demand`) ``held`` is
+    :data:`_ON_DEMAND` and ``value`` parses ``source``, the line as
+    :class:`~pi_lsp.core.text.lineindex.Lines` stores it, again on every read: a fresh
+    object each time, equal to the one the line parsed to.
     """
 
     kind: Kind
-    value: Any = None
+    held: Any = None
     type: str | None = None
     error: ParseError | None = None
     issues: tuple[Issue, ...] = ()
     edge_space: tuple[int, int] | None = None
     role: Any = None
     calls: tuple[tuple[int, str], ...] = ()
+    ident: Any = ABSENT
+    parent: Any = ABSENT
+    stop_reason: Any = None
+    tool_call_id: Any = None
+    source: Stored | None = None
+
+    @property
+    def value(self) -> Any:
+        """The parsed value (None for a line that does not parse)."""
+        held = self.held
+        return held if held is not _ON_DEMAND else value_of(self.source)  # type: ignore[arg-type]
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self.held = value
+        self.source = None
+
+    def parsed_on_demand(self, source: Stored) -> None:
+        """Keep no value: parse ``source`` (this line as stored; never the first or last
+        non-blank line, which :func:`parse` reads trimmed) whenever it is read."""
+        if self.held is not None:
+            self.held = _ON_DEMAND
+            self.source = source
 
     def unchecked(self) -> LineInfo:
         """This parse without the issues of its checks, to be checked under another context."""
         return LineInfo(
-            self.kind, self.value, self.type, self.error, (), self.edge_space, self.role, self.calls
+            self.kind,
+            self.held,
+            self.type,
+            self.error,
+            (),
+            self.edge_space,
+            self.role,
+            self.calls,
+            self.ident,
+            self.parent,
+            self.stop_reason,
+            self.tool_call_id,
+            self.source,
         )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not LineInfo:
+            return NotImplemented
+        assert isinstance(other, LineInfo)
+        return (
+            self.kind is other.kind
+            and self.type == other.type
+            and self.error == other.error
+            and self.issues == other.issues
+            and self.edge_space == other.edge_space
+            and self.role == other.role
+            and self.calls == other.calls
+            and (self.held is other.held or self.value == other.value)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def parsed(self) -> bool:
@@ -102,9 +170,26 @@ class LineInfo:
     @property
     def obj(self) -> dict[str, Any]:
         """The parsed object (empty for lines that are not objects)."""
-        return self.value if isinstance(self.value, dict) else {}
+        value = self.value
+        return value if isinstance(value, dict) else {}
 
 
+def value_of(item: Stored) -> Any:
+    """The value of a line, as :class:`~pi_lsp.core.text.lineindex.Lines` stores it, that
+    :func:`parse` gives for a line that is neither the first nor the last non-blank one
+    (None when it does not parse)."""
+    line = plain(item)
+    if line[:1] == (b"{" if line.__class__ is bytes else "{") and (
+        line.__class__ is bytes or line.isascii()
+    ):
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    text = unpack(line)
+    if is_blank(text):
+        return None
+    return parse_line(text, utf8_of(line))[0]
 
 
 def is_blank(text: str) -> bool:
@@ -118,7 +203,9 @@ def is_blank(text: str) -> bool:
 _JS_SPACE_END = re.compile(JS_SPACE.pattern + r"\Z")
 
 
-def parse(text: str, first: bool = False, last: bool = False, data: bytes | None = None) -> LineInfo:
+def parse(
+    text: str, first: bool = False, last: bool = False, data: bytes | None = None
+) -> LineInfo:
     """Classify one line as pi 1.6 reads it: blank, invalid JSON, other JSON, header or entry.
 
     pi 1.6 (since 0.78.1) gives each line to ``JSON.parse`` as it is; pi 0.73 trimmed the
@@ -142,10 +229,12 @@ def parse(text: str, first: bool = False, last: bool = False, data: bytes | None
             if trimmed_error is None:
                 space = (0, start) if start else (end, len(text))
                 if start and isinstance(trimmed, dict) and trimmed.get("type") in HEADER_TYPES:
-                    return LineInfo(Kind.HEADER, trimmed, trimmed["type"], edge_space=space)
+                    info = classify(trimmed)
+                    info.edge_space = space
+                    return info
                 return LineInfo(Kind.INVALID, error=error, edge_space=space)
         return LineInfo(Kind.INVALID, error=error)
-    return _classified(value)
+    return classify(value)
 
 
 def call_ids(content: Any) -> tuple[tuple[int, str], ...]:
@@ -179,21 +268,79 @@ def parse_stored(item: Stored) -> LineInfo | None:
         value = orjson.loads(item)
     except orjson.JSONDecodeError:
         return None
-    return _classified(value)
+    return classify(value)
 
 
-def _classified(value: Any) -> LineInfo:
-    """The result of a line that parsed to ``value``."""
+def _shared(value: Any) -> Any:
+    """A short string one object for every line that holds it (a type, role or stop reason
+    is kept per line as a fact: one object each would take more than the line's share)."""
+    return sys.intern(value) if type(value) is str and len(value) <= 64 else value
+
+
+def classify(value: Any) -> LineInfo:
+    """The result of a line that parsed to ``value``, unchecked."""
     if isinstance(value, dict) and isinstance(kind := value.get("type"), str):
+        kind = _shared(kind)
         if kind == "message":
             message = value.get("message")
             if not isinstance(message, dict):
-                return LineInfo(_ENTRY, value, kind)
-            role = message.get("role")
-            calls = call_ids(message.get("content")) if role == "assistant" else ()
-            return LineInfo(_ENTRY, value, kind, None, (), None, role, calls)
-        return LineInfo(_HEADER if kind in HEADER_TYPES else _ENTRY, value, kind)
-    return LineInfo(Kind.OTHER, value)
+                return LineInfo(
+                    _ENTRY,
+                    value,
+                    kind,
+                    None,
+                    (),
+                    None,
+                    None,
+                    (),
+                    value.get("id", ABSENT),
+                    value.get("parentId", ABSENT),
+                )
+            role = _shared(message.get("role"))
+            info = LineInfo(
+                _ENTRY,
+                value,
+                kind,
+                None,
+                (),
+                None,
+                role,
+                (),
+                value.get("id", ABSENT),
+                value.get("parentId", ABSENT),
+            )
+            if role == "assistant":
+                info.calls = call_ids(message.get("content"))
+                info.stop_reason = _shared(message.get("stopReason"))
+            elif role == "toolResult":
+                info.tool_call_id = message.get("toolCallId")
+            return info
+        return LineInfo(
+            _HEADER if kind in HEADER_TYPES else _ENTRY,
+            value,
+            kind,
+            None,
+            (),
+            None,
+            None,
+            (),
+            value.get("id", ABSENT),
+            value.get("parentId", ABSENT),
+        )
+    if isinstance(value, dict):
+        return LineInfo(
+            Kind.OTHER,
+            value,
+            None,
+            None,
+            (),
+            None,
+            None,
+            (),
+            value.get("id", ABSENT),
+            value.get("parentId", ABSENT),
+        )
+    return LineInfo(Kind.OTHER, value, None, None, (), None, None, (), ABSENT, ABSENT)
 
 
 _DECODER = json.JSONDecoder(strict=True)

@@ -114,7 +114,7 @@ class Analysis:
         if not 0 <= line < len(self.infos):
             return None
         info = self.infos[line]
-        if info.value is None:
+        if info.held is None:
             return None
         if len(self.text.lines.raw(line)) < SLIM_LINE:
             return info.value

@@ -302,12 +302,12 @@ def build_tree(infos: list[LineInfo], fmt: str, version: int) -> Tree:
     ids: dict[str, int] = {}
     refs: list[object] = []
     for line in entries:
-        obj = infos[line].value  # an entry's value is an object
-        ident = obj.get("id")
+        info = infos[line]
+        ident = info.ident
         if type(ident) is str:
             id_of[line] = ident
             ids[ident] = line
-        refs.append(obj.get("parentId"))
+        refs.append(info.parent)
     for line, ref in zip(entries, refs, strict=True):
         parent[line] = ids.get(ref) if type(ref) is str else None
     return _build(entries, id_of, parent, ids)

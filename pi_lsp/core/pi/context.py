@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..entries.lines import ABSENT, LineInfo
 from ..entries.model import Analysis
 from . import migrate
 from .loading import UNDEFINED, js_string, js_truthy, parsed_lines
@@ -51,28 +52,54 @@ EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 """Roles whose content a non-null context edit replaces (``projectContextEntry``)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class ContextMessage:
     """One message of the context and the line of the entry it comes from.
 
     ``edited`` is the line of the ``context_edit`` that replaced its content, if any. Never
     changed once made (not a frozen dataclass: a context makes one per message, and a
     frozen dataclass takes three times as long to make).
+
+    A message taken as it is from a ``message`` entry may be kept by its line's result
+    (``source``, see :func:`lean_context`) instead of as a value: ``message`` parses it
+    again on each read, and :mod:`~pi_lsp.core.pi.sent` reads what it needs from the
+    result's facts.
     """
 
     line: int
-    message: Any
+    held: Any
     edited: int | None = None
+    source: LineInfo | None = None
+
+    @property
+    def message(self) -> Any:
+        """The message (parsed again from ``source`` when kept there)."""
+        if self.source is None:
+            return self.held
+        message = self.source.value["message"]  # a message entry's message: an object
+        return _null_content(message) if message.get("content") is None else message
 
     @property
     def role(self) -> Any:
         """The message's role (None when the message is not an object or has none)."""
-        return self.message.get("role") if isinstance(self.message, dict) else None
+        if self.source is not None:
+            return self.source.role
+        return self.held.get("role") if isinstance(self.held, dict) else None
 
     @property
     def text(self) -> str | None:
         """What pi sends for it (:func:`llm_text`); None when ``convertToLlm`` drops it."""
         return llm_text(self.message)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContextMessage):
+            return NotImplemented
+        return (self.line, self.edited, self.message) == (other.line, other.edited, other.message)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ContextMessage(line={self.line!r}, message={self.message!r}, edited={self.edited!r})"
 
 
 @dataclass(slots=True)
@@ -526,6 +553,170 @@ def extend_context(
         out.entries.extend(lines)
         _read_path(out, new)
         _add_messages(out.messages, new)
+    return out
+
+
+def lean_lines(a: Analysis) -> list[int] | None:
+    """The lines of pi's entries (header excluded), in order, when the context can be built
+    from each line's facts (:func:`lean_context`): a session pi does not migrate that holds
+    no ``context_edit``; else None (build it from :func:`entries_of`)."""
+    if migrate.plan(a, edits=False) is not None:
+        return None
+    infos = a.infos
+    lines = [line for line in parsed_lines(a) if infos[line].type != "session"]
+    if any(infos[line].type == "context_edit" for line in lines):
+        return None
+    return lines
+
+
+def _fact(value: Any) -> Any:
+    """A :class:`~pi_lsp.core.entries.lines.LineInfo` id fact as :func:`_get` reads the key."""
+    return UNDEFINED if value is ABSENT else value
+
+
+def fact_key(value: Any) -> Any:
+    """The :func:`entry_index` key of an entry whose ``id`` fact is ``value``."""
+    return value if type(value) is str else _key(_fact(value))
+
+
+def lean_index(a: Analysis, lines: list[int]) -> dict[Any, int]:
+    """:func:`entry_index` of the entries on ``lines``, from their facts."""
+    infos = a.infos
+    return {fact_key(infos[line].ident): n for n, line in enumerate(lines)}
+
+
+def _parent_at(parent: Any, by_id: dict[Any, int]) -> int | None:
+    """:func:`_parent_index` of an entry whose ``parentId`` fact is ``parent``."""
+    if type(parent) is str:
+        return by_id.get(parent) if parent else None
+    return by_id.get(_key(parent)) if parent is not ABSENT and js_truthy(parent) else None
+
+
+def lean_context(a: Analysis, lines: list[int], by_id: dict[Any, int]) -> SessionContext:
+    """:func:`build_context` (default leaf) of the entries on ``lines`` (:func:`lean_lines`),
+    ``by_id`` their :func:`lean_index`: the same context, walked and selected on the facts
+    of each line's result, its messages kept by those results (no parsed value held; the
+    few values it reads, a compaction's or the model's, are parsed for the moment)."""
+    ctx = SessionContext()
+    if not lines:
+        return ctx
+    infos = a.infos
+    path: list[int] = []
+    seen: set[int] = set()
+    current: int | None = len(lines) - 1
+    while current is not None:
+        if current in seen:
+            ctx.cycle = True
+            break
+        seen.add(current)
+        path.append(lines[current])
+        current = _parent_at(infos[lines[current]].parent, by_id)
+    path.reverse()
+    ctx.leaf = lines[-1]
+    ctx.leaf_id = _fact(infos[ctx.leaf].ident)
+    ctx.path = path
+    compaction = _lean_read_path(ctx, a, path)
+    selected = path if compaction < 0 else _lean_compacted(a, path, compaction)
+    ctx.entries = list(selected)
+    _lean_add_messages(ctx.messages, a, selected)
+    return ctx
+
+
+def _lean_read_path(ctx: SessionContext, a: Analysis, path: list[int]) -> int:
+    """:func:`_read_path` of the entries on ``path`` (which holds no context edit): the
+    position of the newest compaction (-1: none)."""
+    infos = a.infos
+    thinking = ctx.thinking_level
+    model: tuple[int, str] | None = None  # the line the model is read from, and its key
+    compaction = -1
+    for n, line in enumerate(path):
+        info = infos[line]
+        etype = info.type
+        if etype == "message":
+            if info.role == "assistant":
+                model = (line, "model")
+        elif etype == "thinking_level_change":
+            thinking = info.value.get("thinkingLevel", UNDEFINED)
+        elif etype == "model_change":
+            model = (line, "modelId")
+        elif etype == "compaction":
+            compaction = n
+    ctx.thinking_level = thinking
+    if model is not None:
+        line, key = model
+        source = infos[line].value
+        if key == "model":
+            source = source["message"]
+        ctx.model = {"provider": source.get("provider", UNDEFINED), "modelId": source.get(key, UNDEFINED)}
+    return compaction
+
+
+def _lean_compacted(a: Analysis, path: list[int], at: int) -> list[int]:
+    """:func:`_compacted` of the entries on ``path``, whose newest compaction is ``path[at]``."""
+    infos = a.infos
+    c_id = _fact(infos[path[at]].ident)
+    index = next(n for n, line in enumerate(path) if _same(_fact(infos[line].ident), c_id))
+    out = [path[at]]
+    first_kept = _get(infos[path[at]].value, "firstKeptEntryId")
+    found = False
+    for line in path[:index]:
+        info = infos[line]
+        if _same(_fact(info.ident), first_kept):
+            found = True
+        if found and not (info.type == "message" and info.role == "system"):
+            out.append(line)
+    out.extend(path[index + 1 :])
+    return out
+
+
+def _lean_add_messages(messages: list[ContextMessage], a: Analysis, selected: list[int]) -> None:
+    """:func:`_add_messages` of the entries on ``selected``: the message of a ``message``
+    entry with a role is kept by its line's result."""
+    infos = a.infos
+    head = True
+    for line in selected:
+        info = infos[line]
+        if info.type == "message" and info.role is not None:
+            messages.append(ContextMessage(line, None, None, info))
+        elif info.type != "compaction" or head:
+            messages.extend(ContextMessage(line, m) for m in _entry_messages(info.value))
+        head = False
+
+
+def extend_lean_context(
+    ctx: SessionContext, a: Analysis, lines: list[int], by_id: dict[Any, int], start: int
+) -> SessionContext | None:
+    """:func:`extend_context` for a context :func:`lean_context` built: ``lines`` and
+    ``by_id`` are those of every entry, the new ones from ``start`` on."""
+    if ctx.cycle or ctx.leaf is None:
+        return None
+    infos = a.infos
+    new = lines[start:]
+    for n, line in enumerate(new, start):
+        info = infos[line]
+        if (
+            info.type in ("compaction", "context_edit")
+            or _parent_at(info.parent, by_id) != n - 1
+            or by_id.get(fact_key(info.ident)) != n
+        ):
+            return None
+    out = SessionContext(
+        thinking_level=ctx.thinking_level,
+        model=ctx.model,
+        leaf=ctx.leaf,
+        leaf_id=ctx.leaf_id,
+        path=list(ctx.path),
+        entries=list(ctx.entries),
+        edits=dict(ctx.edits),
+        messages=list(ctx.messages),
+    )
+    if new:
+        out.leaf = new[-1]
+        out.leaf_id = _fact(infos[new[-1]].ident)
+        out.path.extend(new)
+        out.entries.extend(new)
+        _lean_read_path(out, a, new)
+        _lean_add_messages(out.messages, a, new)
     return out
 
 

@@ -145,23 +145,29 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
     # nothing to do
     messages = ctx.messages
     for m in itertools.islice(messages, start, None):
-        role = llm_role(m.message)
+        info = m.source  # the message's facts, when its line's result keeps it
+        if info is None:
+            role = llm_role(m.message)
+        elif info.role == "bashExecution":
+            role = llm_role(m.message)  # excluded or not: read the message
+        else:
+            role = _LLM_ROLES.get(info.role) if isinstance(info.role, str) else None
         if role is None:
             continue
-        message = m.message  # an object: it has a role
         if role == "assistant":
             if pending:
                 close()
-            if message.get("stopReason") in ("error", "aborted"):
+            stop = m.message.get("stopReason") if info is None else info.stop_reason
+            if stop in ("error", "aborted"):
                 out.dropped.append(m.line)
                 continue
-            found = call_ids(message.get("content"))
+            found = call_ids(m.message.get("content")) if info is None else info.calls
             calls = tuple([ident for _, ident in found]) if found else ()
             if calls:
                 pending, answered = calls, set()
             sent.append(Sent("assistant", m.line, calls))
         elif role == "toolResult":
-            ref = message.get("toolCallId")
+            ref = m.message.get("toolCallId") if info is None else info.tool_call_id
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
