@@ -10,8 +10,8 @@ import pytest
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.pi.stats import analysis_stats
-from pi_lsp.core.views.hovers import code, heaviest_text, hover_at, md_escape, path_split_text
+from pi_lsp.core.pi.stats import analysis_stats, path_split
+from pi_lsp.core.views.hovers import code, heaviest_text, hover_at, md_escape, split_text
 
 from .features_sample import LINES, PATH, TEXT
 from .pi_sessions import TS, assistant, doc, entry, header, js, result, user
@@ -321,13 +321,13 @@ def test_duration_in_hours_and_minutes() -> None:
 def test_path_split_names_the_abandoned_branches() -> None:
     lines = [user("u", None), assistant("a", "u"), assistant("b", "u"), assistant("c", "u")]
     stats = analysis_stats(analyze(doc(header(), *lines)))
-    text = path_split_text(stats)
+    text = split_text(path_split(stats))
     assert text == "active path $0.0000 (15 tokens) · 2 abandoned branches $0.0000 (30 tokens)"
-    assert path_split_text(stats, tokens=False) == (
+    assert split_text(path_split(stats), tokens=False) == (
         "active path $0.0000 · 2 abandoned branches $0.0000"
     )
     single = analysis_stats(analyze(doc(header(), *lines[:2])))
-    assert path_split_text(single) is None
+    assert split_text(path_split(single)) is None
 
 
 # ----------------------------------------------------------------------------- keys

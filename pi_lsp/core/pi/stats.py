@@ -32,7 +32,6 @@ from typing import Any
 
 from ..entries.header import no_bytes, refusal, whole_number
 from ..entries.lines import LineInfo
-from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 from ..entries.session_file import load
 from ..entries.tree import Tree
@@ -248,6 +247,18 @@ def totals(items: Sequence[Counted]) -> Totals:
     return out
 
 
+PathSplit = tuple["Usage", "Usage", int]
+"""What the active path cost, what the abandoned branches cost, and how many there are."""
+
+
+def path_split(stats: FileStats) -> PathSplit | None:
+    """The :data:`PathSplit` of ``stats`` (None: no branch was abandoned)."""
+    if len(stats.branches) < 2:
+        return None
+    active, abandoned = split_by_path(stats.counted)
+    return active.usage, abandoned.usage, len(stats.branches) - 1
+
+
 def split_by_path(items: Sequence[Counted]) -> tuple[Totals, Totals]:
     """Totals of the active path and of the abandoned branches."""
     active, abandoned = Totals(), Totals()
@@ -461,9 +472,9 @@ def read_file(path: str) -> FileStats:
     return from_lines(path, f.infos, f.tree, f.header_line, f.fmt, f.empty)
 
 
-@per_analysis
 def analysis_stats(a: Analysis) -> FileStats:
-    """The stats of an analysed document, counted as :func:`read_file` counts the file."""
+    """The stats of an analysed document, counted as :func:`read_file` counts the file
+    (counted again on each call: what a view needs of it is kept by that view)."""
     return from_lines(
         a.path or "", a.infos, a.tree, a.header_line, a.fmt, no_bytes(a.text.lines)
     )

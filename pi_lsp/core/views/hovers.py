@@ -14,7 +14,7 @@ from ..checks.sizes import heaviest
 from ..entries.lines import Kind
 from ..entries.model import Analysis
 from ..pi import context_edits
-from ..pi.stats import FileStats, Usage, analysis_stats, split_by_path
+from ..pi.stats import PathSplit, Usage
 from ..schemas import schema, schema_info
 from ..text.cursor import cursor_at
 from ..text.jsonl import PathItem
@@ -177,24 +177,23 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
-def path_split_text(stats: FileStats, tokens: bool = True) -> str | None:
+def split_text(split: PathSplit | None, tokens: bool = True) -> str | None:
     """What the active path and the abandoned branches cost (None: nothing was abandoned)."""
 
     def _cost_text(usage: Usage) -> str:
         return f"${usage.cost:.4f}" + (f" ({usage.total:,} tokens)" if tokens else "")
 
-    if len(stats.branches) < 2:
+    if split is None:
         return None
-    active, abandoned = split_by_path(stats.counted)
-    n = len(stats.branches) - 1
+    active, abandoned, n = split
     return (
-        f"active path {_cost_text(active.usage)} · {n} abandoned branch{'es' if n != 1 else ''} "
-        f"{_cost_text(abandoned.usage)}"
+        f"active path {_cost_text(active)} · {n} abandoned branch{'es' if n != 1 else ''} "
+        f"{_cost_text(abandoned)}"
     )
 
 
-def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
-    """The hover of the header: the whole session's totals (tokens and cost as ``stats``)."""
+def totals_markdown(t: SessionTotals) -> str:
+    """The hover of the header: the whole session's totals (tokens and cost as pi counts them)."""
     head = f"**session** · {t.fmt} v{t.version}"
     if t.id:
         head += f" · {code(t.id)}"
@@ -215,7 +214,7 @@ def totals_markdown(t: SessionTotals, stats: FileStats) -> str:
     )
     items.append(f"compactions: {t.compactions} · tool calls: {t.tool_calls:,}")
     items.append(f"tokens: {_usage_text(t.usage)}")
-    if (split := path_split_text(stats)) is not None:
+    if (split := split_text(t.split)) is not None:
         items.append(md_escape(split))
     if t.models:
         items.append("models: " + ", ".join(md_escape(m) for m in t.models[:10]))
@@ -317,7 +316,7 @@ def hover_at(a: Analysis, line: int, column: int) -> HoverText | None:
     if subject is not None and subject.kind == "tool":
         return HoverText(_tool_markdown(a, subject), line, subject.span)
     if info.kind is Kind.HEADER:
-        md = totals_markdown(session_totals(a), analysis_stats(a))
+        md = totals_markdown(session_totals(a))
         heavy = heaviest_text(a)
         if heavy is not None:
             md += f"\n- {md_escape(heavy)}"

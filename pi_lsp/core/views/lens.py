@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..entries.model import Analysis
-from ..pi.stats import analysis_stats
 from .describe import session_totals
-from .hovers import heaviest_text, path_split_text
+from .hovers import heaviest_text, split_text
 from .numbering import shown
 from .refs import line_sites, resolve
 
@@ -39,7 +38,7 @@ def code_lenses(a: Analysis) -> list[Lens]:
             f"{_plural(t.leaves, 'leaf', 'leaves')} · {_plural(t.compactions, 'compaction')} · "
             f"{t.usage.total:,} tokens · ${t.usage.cost:.4f}"
         )
-        if (split := path_split_text(analysis_stats(a), tokens=False)) is not None:
+        if (split := split_text(t.split, tokens=False)) is not None:
             title += f" · {split}"
         out.append(Lens(a.header_line, title))
         heavy = heaviest_text(a)

@@ -34,6 +34,10 @@ ID_FIELDS: dict[str, tuple[str, ...]] = {
 """Top-level fields that hold an entry id, and the entry types they belong to (() = all)."""
 
 TOOL_CALL_ID = ("message", "toolCallId")
+PARENT_ID = ("parentId",)
+
+_OWN_REFERENCES = frozenset(t for types in ID_FIELDS.values() for t in types)
+"""The entry types with a reference field of their own (firstKeptEntryId, targetId, fromId)."""
 
 TOOL_RESULT_FIELDS = frozenset({"toolCallId", "toolUseId"})
 """Fields that name a tool call (pi: ``message.toolCallId``; second dialect: both)."""
@@ -82,15 +86,21 @@ def line_sites(a: Analysis, line: int) -> list[Site]:
     info = a.infos[line] if 0 <= line < len(a.infos) else None
     if info is None or info.kind not in (Kind.ENTRY, Kind.HEADER):
         return []
-    obj = info.obj
     if info.kind is Kind.HEADER:
+        obj = info.obj
         ref = obj.get("parentSession")
         return (
             [Site(line, "parentSession", ("parentSession",), ref)] if isinstance(ref, str) else []
         )
     if a.fmt == "book":
-        return [_book_site(line, link) for link in book.links_of(obj)]
-    out: list[Site] = []
+        return [_book_site(line, link) for link in book.links_of(info.obj)]
+    if info.type not in _OWN_REFERENCES:  # only parentId, and a tool result's call id
+        out = [Site(line, "parentId", PARENT_ID, info.parent)] if type(info.parent) is str else []
+        if info.type == "message" and info.role == "toolResult" and type(info.tool_call_id) is str:
+            out.append(Site(line, "toolCallId", TOOL_CALL_ID, info.tool_call_id))
+        return out
+    obj = info.obj
+    out = []
     etype = obj.get("type")
     for name, types in ID_FIELDS.items():
         ref = obj.get(name)
@@ -130,7 +140,7 @@ def index(a: Analysis) -> Index:
             target = _entry_target(a, site)
             if target is not None:
                 by_line[target].append(site)
-        for block, ident in entry_calls(a.infos[line].obj):
+        for block, ident in a.infos[line].calls:  # entry_calls, read once per line
             calls[ident].append((line, block))
     if a.fmt == "book":
         for ident, uses in book.tool_uses(a).items():
