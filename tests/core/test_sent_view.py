@@ -19,11 +19,13 @@ from pi_lsp.core.pi.sent import (
     Request,
     Sent,
     entry_calls,
+    faults_of,
     llm_role,
     pairing_faults,
     request,
     sent_json,
     synthetic_after,
+    synthetic_calls,
 )
 from pi_lsp.core.views.context_view import context_json
 
@@ -436,7 +438,46 @@ def test_a_request_resumed_after_a_prefix_of_the_context_is_the_request_built_af
     whole = _ctx(*(_STEPS[s] for s in steps))
     cut = data.draw(st.integers(0, len(steps)))
     first = request(SessionContext(messages=whole.messages[:cut]))
+    faults_of(first)  # what an analysis reads of it before the append
     resumed, fresh = request(whole, first), request(whole)
     assert (_shape(resumed), resumed.dropped) == (_shape(fresh), fresh.dropped)
+    # its faults and synthetic results, read from the old request's where they stand
+    assert faults_of(resumed) == pairing_faults(fresh.messages)
+    assert synthetic_calls(resumed) == _synthetic_by_scan(fresh)
     # and again from there, as a second append does
     assert _shape(request(whole, resumed)) == _shape(fresh)
+
+
+def _synthetic_by_scan(req: Request) -> set[tuple[int | None, str | None]]:
+    """(turn, call) of each synthetic result, read off the messages: the turn is the last
+    assistant message before it."""
+    out, turn = set(), None
+    for m in req.messages:
+        if m.role == "assistant":
+            turn = m.line
+        elif m.synthetic:
+            out.add((turn, m.answers))
+    return out
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [USER, _asst("c1", "c2"), _res("c1"), _res("c2"), _res("c2"), USER, _res("c1")],
+        [_asst("c1"), SYSTEM, _res("c1"), _asst("c2", stop="error"), _res("c2"), _res(7)],
+    ],
+)
+def test_a_request_resumed_between_the_results_of_one_turn_keeps_its_pairing(
+    steps: list[dict[str, Any]],
+) -> None:
+    """Cut anywhere, also between two results of one turn: the resumed request's faults
+    (a duplicate, orphans) are the fresh request's."""
+    whole = _ctx(*steps)
+    fresh = request(whole)
+    assert pairing_faults(fresh.messages)  # something to keep
+    for cut in range(len(steps) + 1):
+        first = request(SessionContext(messages=whole.messages[:cut]))
+        faults_of(first)
+        resumed = request(whole, first)
+        assert faults_of(resumed) == pairing_faults(fresh.messages), cut
+        assert synthetic_calls(resumed) == _synthetic_by_scan(fresh), cut

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..pi import context
 from ..pi.loading import js_truthy, pi_accepts
-from ..pi.sent import USER_ROLES, PairingFault, Request, entry_calls, pairing_faults, request
+from ..pi.sent import USER_ROLES, PairingFault, Request, entry_calls, faults_of, request
 from ..text.findings import Finding, Related, Severity, Span
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def causes_of(
     The path, its calls and the request are indexed once, so a request of many faulty
     results costs one pass and a lookup per result.
     """
-    faults = pairing_faults(req.messages)
+    faults = faults_of(req)
     if not faults:
         return []
     path = ctx.path

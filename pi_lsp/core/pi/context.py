@@ -558,9 +558,11 @@ def extend_context(
 
 def lean_lines(a: Analysis) -> list[int] | None:
     """The lines of pi's entries (header excluded), in order, when the context can be built
-    from each line's facts (:func:`lean_context`): a session pi does not migrate that holds
-    no ``context_edit``; else None (build it from :func:`entries_of`)."""
-    if migrate.plan(a, edits=False) is not None:
+    from each line's facts (:func:`lean_context`): a session holding no ``context_edit`` that
+    pi does not migrate, or migrates from v2 only by its header's version (no
+    ``hookMessage`` to rename); else None (build it from :func:`entries_of`)."""
+    m = migrate.plan(a, edits=False)
+    if m is not None and (m.from_version != 2 or m.renamed):
         return None
     infos = a.infos
     lines = [line for line in parsed_lines(a) if infos[line].type != "session"]

@@ -157,11 +157,8 @@ def _plan_v1(a: Analysis, parsed: list[int], m: Migration, edits: bool) -> None:
 def _plan_roles(a: Analysis, parsed: list[int], m: Migration, edits: bool) -> None:
     """pi's ``migrateV2ToV3``: message role ``hookMessage`` becomes ``custom``."""
     for line in parsed:
-        obj = a.infos[line].value
-        if not isinstance(obj, dict) or obj.get("type") != "message":
-            continue
-        message = obj.get("message")
-        if isinstance(message, dict) and message.get("role") == "hookMessage":
+        info = a.infos[line]  # the role of a message entry's message object
+        if info.type == "message" and info.role == "hookMessage":
             m.renamed.append(line)
             if edits:
                 m.edits.extend(

@@ -54,23 +54,33 @@ class Sent(NamedTuple):
 class Request:
     """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns).
 
-    ``open`` is where :func:`request` stood before it answered the calls still open at the
-    end of the context, so a request of a context that only grew at its end resumes from
-    there (:func:`request`'s ``previous``)."""
+    ``synthetic`` holds, per result pi-ai synthesised, its index in ``messages``, the line
+    of the assistant turn whose call it answers and the call id. ``open`` is where
+    :func:`request` stood before it answered the calls still open at the end of the
+    context, so a request of a context that only grew at its end resumes from there
+    (:func:`request`'s ``previous``); ``faults`` memoises :func:`pairing_faults`, and
+    ``kept_faults`` those of a resumed request's messages before ``open``'s.
+    """
 
     messages: list[Sent] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)
+    synthetic: list[tuple[int, int | None, str]] = field(default_factory=list, compare=False)
     open: _Open | None = field(default=None, repr=False, compare=False)
+    faults: list[PairingFault] | None = field(default=None, repr=False, compare=False)
+    kept_faults: tuple[int, list[PairingFault]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 class _Open(NamedTuple):
     """The state of :func:`request` after the context's ``consumed`` messages, before the
-    end of the context closed the open calls: the first ``sent`` messages, the calls of
-    the last assistant turn while any is ``pending``, those ``answered`` since, and the
-    system messages ``held`` back meanwhile."""
+    end of the context closed the open calls: the first ``sent`` messages, the line of the
+    last assistant turn sent (``turn``), its calls while any is ``pending``, those
+    ``answered`` since, and the system messages ``held`` back meanwhile."""
 
     consumed: int
     sent: int
+    turn: int | None
     pending: tuple[str, ...]
     answered: frozenset[str]
     held: tuple[Sent, ...]
@@ -124,10 +134,14 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
     pending: tuple[str, ...] = ()  # the calls of the last assistant turn, while any is open
     answered: set[str] = set()  # the calls answered since ``pending`` was set (only read then)
     held: list[Sent] = []  # system messages that arrived while ``pending`` was set
+    turn: int | None = None  # the line of the last assistant turn sent
     if previous is not None and previous.open is not None:
-        start, cut, pending, was_answered, was_held = previous.open
+        start, cut, turn, pending, was_answered, was_held = previous.open
         sent.extend(previous.messages[:cut])
         out.dropped.extend(previous.dropped)
+        out.synthetic.extend(s for s in previous.synthetic if s[0] < cut)
+        if previous.faults is not None:
+            out.kept_faults = (cut, [f for f in previous.faults if f.index < cut])
         answered, held = set(was_answered), list(was_held)
 
     def close() -> None:
@@ -135,6 +149,7 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
         nonlocal pending
         for call in pending:
             if call not in answered:
+                out.synthetic.append((len(sent), turn, call))
                 sent.append(Sent("toolResult", None, answers=call))
         pending = ()
         if held:
@@ -165,6 +180,7 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
             calls = tuple([ident for _, ident in found]) if found else ()
             if calls:
                 pending, answered = calls, set()
+            turn = m.line
             sent.append(Sent("assistant", m.line, calls))
         elif role == "toolResult":
             ref = m.message.get("toolCallId") if info is None else info.tool_call_id
@@ -178,7 +194,7 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
             if pending:
                 close()
             sent.append(Sent("user", m.line))
-    out.open = _Open(len(messages), len(sent), pending, frozenset(answered), tuple(held))
+    out.open = _Open(len(messages), len(sent), turn, pending, frozenset(answered), tuple(held))
     if pending:
         close()
     return out
@@ -197,12 +213,28 @@ class PairingFault:
     fault: Fault
 
 
-def pairing_faults(messages: list[Sent]) -> list[PairingFault]:
-    """Tool results not directly after the assistant turn holding their call, or answered twice."""
-    faults = []
+def faults_of(req: Request) -> list[PairingFault]:
+    """:func:`pairing_faults` of the request's messages (once per request; a resumed
+    request reads only the messages it added)."""
+    if req.faults is None:
+        start, faults = req.kept_faults if req.kept_faults is not None else (0, [])
+        req.faults = faults + pairing_faults(req.messages, start)
+    return req.faults
+
+
+def pairing_faults(messages: list[Sent], start: int = 0) -> list[PairingFault]:
+    """Tool results not directly after the assistant turn holding their call, or answered
+    twice: those among ``messages[start:]``, after the messages before them."""
     owner: Sent | None = None  # the assistant turn whose results may follow here
     seen: set[str | None] = set()
-    for n, m in enumerate(messages):
+    back = start - 1  # before start: the turn that only tool results follow, if any
+    while back >= 0 and messages[back].role == "toolResult":
+        back -= 1
+    if back >= 0 and messages[back].role == "assistant":
+        owner, seen = messages[back], {m.answers for m in messages[back + 1 : start]}
+    faults = []
+    for n in range(start, len(messages)):
+        m = messages[n]
         if m.role == "assistant":
             owner, seen = m, set()
             continue
@@ -256,11 +288,4 @@ def synthetic_after(req: Request) -> dict[int | None, list[str | None]]:
 def synthetic_calls(req: Request) -> set[tuple[int | None, str | None]]:
     """``(line of the assistant turn, call id)`` of each call pi-ai answers with a
     synthetic result in ``req``."""
-    out: set[tuple[int | None, str | None]] = set()
-    turn: int | None = None
-    for m in req.messages:
-        if m.role == "assistant":
-            turn = m.line
-        elif m.synthetic:
-            out.add((turn, m.answers))
-    return out
+    return {(turn, call) for _, turn, call in req.synthetic}

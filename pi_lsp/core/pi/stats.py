@@ -418,9 +418,8 @@ def from_lines(
     branch, starts = _branch_of(tree)
     # per entry: assistant turns, cost and model in effect on its path, up to and with it
     for line in tree.entries:  # the last session_info in the file names it
-        obj = infos[line].obj
-        if obj.get("type") == "session_info":
-            name = obj.get("name")
+        if infos[line].type == "session_info":
+            name = infos[line].obj.get("name")
             out.name = (name.strip() or None) if isinstance(name, str) else None
     at: dict[int, tuple[int, float, str | None]] = {}
     for line in _parents_first(tree):
