@@ -131,6 +131,7 @@ class _LinePass:
         self.progress = progress
         self.reuse = reuse
         self.checks = checks  # false: lines are parsed only, their issues come from elsewhere
+        self.ids: dict[str, str] = {}  # each id string met, for the lines to share
         # pi trims the file's text: the first non-blank line is parsed without leading
         # whitespace (a BOM), and never shares cached results with other lines
         self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
@@ -180,8 +181,8 @@ class _LinePass:
         cache: dict[Stored, LineInfo] = {}
         infos: list[LineInfo] = []
         total = len(self.lines)
-        # a one-shot analysis keeps no line of SLIM_LINE or more by text: hashing its text
-        # costs more than parsing it again where it repeats (rarely)
+        # a one-shot analysis keeps no line by text: no later analysis reuses it, and
+        # hashing a text costs more than checking it again where it repeats (rarely)
         one_shot = not self.reuse
         budget = _TICK
         first, last = self.first, self.last
@@ -190,7 +191,7 @@ class _LinePass:
                 edge = parsed[i] if parsed else self.edge(i, key)
                 infos.append(self._check(key, ctx, [], edge, keep=True))
                 continue
-            if one_shot and len(key) >= SLIM_LINE:
+            if one_shot:
                 infos.append(self._check(key, ctx, other, parsed[i] if parsed else None))
                 budget -= len(key)
             else:
@@ -292,7 +293,21 @@ class _LinePass:
                 info.value = slim_value(info.value)
         elif not keep:
             info.parsed_on_demand(key)
+        self._share_ids(info)
         return info
+
+    def _share_ids(self, info: LineInfo) -> None:
+        """Make the id strings ``info`` keeps (its id, parentId, tool call ids) the objects
+        an earlier line keeps for the same id: each id once, not once per line naming it."""
+        ids = self.ids
+        if type(info.ident) is str:
+            info.ident = ids.setdefault(info.ident, info.ident)
+        if type(info.parent) is str:
+            info.parent = ids.setdefault(info.parent, info.parent)
+        if info.calls:
+            info.calls = tuple([(n, ids.setdefault(ident, ident)) for n, ident in info.calls])
+        if type(info.tool_call_id) is str:
+            info.tool_call_id = ids.setdefault(info.tool_call_id, info.tool_call_id)
 
 
 def analyze(
@@ -313,7 +328,7 @@ def analyze(
     text; ``cancelled()`` is polled as often and stops the analysis with :class:`Cancelled`.
     ``partial`` is such an exception from an earlier, superseded run: its finished lines
     are reused too. ``reuse=False`` says no later analysis will reuse this one (a one-shot
-    check): its ``cache`` then leaves out the lines of :data:`SLIM_LINE` or more.
+    check): its ``cache`` then stays empty.
 
     ``checks_from`` (with no ``previous`` nor ``partial``) says the line checks run
     elsewhere (:mod:`pi_lsp.core.checks.helper`): the lines are only parsed, and their issues are

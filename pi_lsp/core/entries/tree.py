@@ -9,10 +9,42 @@ followed; every walk here is bounded.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator, Set
 from dataclasses import dataclass, field
 
 from .lines import Kind, LineInfo
+
+
+class LineSet(Set[int]):
+    """A set of line numbers as one byte per line up to the largest: what a ``set`` of the
+    active path's lines would answer (membership, iteration in line order, set algebra
+    with other sets), at a thirtieth of its memory."""
+
+    __slots__ = ("_bits", "_count")
+
+    def __init__(self, lines: Iterable[int]) -> None:
+        lines = list(lines)
+        bits = bytearray(max(lines) + 1 if lines else 0)
+        for line in lines:
+            bits[line] = 1
+        self._bits = bits
+        self._count = sum(bits)
+
+    def __contains__(self, line: object) -> bool:
+        return type(line) is int and 0 <= line < len(self._bits) and self._bits[line] == 1
+
+    def __iter__(self) -> Iterator[int]:
+        return (n for n, bit in enumerate(self._bits) if bit)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __repr__(self) -> str:
+        return f"LineSet({list(self)!r})"
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[int]) -> set[int]:  # type: ignore[override]
+        return set(it)
 
 
 @dataclass(slots=True)
@@ -34,7 +66,7 @@ class Tree:
     cycle: set[int] = field(default_factory=set)
     leaf: int | None = None
     active: list[int] = field(default_factory=list)
-    active_set: set[int] = field(default_factory=set)
+    active_set: LineSet = field(default_factory=lambda: LineSet(()))
     tin: array[int] = field(default_factory=lambda: array("q"))
     tout: array[int] = field(default_factory=lambda: array("q"))
     depth: array[int] = field(default_factory=lambda: array("q"))
@@ -132,7 +164,7 @@ def _build(
     if entries:
         tree.leaf = entries[-1]
         tree.active = tree.path_to(tree.leaf)
-        tree.active_set = set(tree.active)
+        tree.active_set = LineSet(tree.active)
     return tree
 
 
@@ -269,7 +301,7 @@ def extend(
         return tree
     tree.leaf = tree.entries[-1]
     tree.active = _active(old, tree)
-    tree.active_set = set(tree.active)
+    tree.active_set = LineSet(tree.active)
     return tree
 
 

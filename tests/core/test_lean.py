@@ -1,0 +1,74 @@
+"""An analysis keeps facts, not parsed values, of its short lines; the resumed context built
+on those facts is the one built from the values (``context.lean_context``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi_lsp.core.checks.analysis import analyze
+from pi_lsp.core.checks.pairing import resumed_request
+from pi_lsp.core.entries.lines import ABSENT
+from pi_lsp.core.entries.model import SLIM_LINE
+from pi_lsp.core.pi import context
+from pi_lsp.core.pi.sent import request
+from pi_lsp.core.text.files import read_lines
+
+from .pi_sessions import assistant, doc, entry, header, result, user
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+FILES = sorted(
+    [
+        *(FIXTURES.glob("*.jsonl") if FIXTURES.is_dir() else []),
+        *(ROOT / "examples").glob("*.jsonl"),
+        *(ROOT / "tests" / "data").rglob("*.jsonl"),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_context_built_on_facts_is_the_one_built_from_values(path: Path) -> None:
+    a = analyze(read_lines(path))
+    lines = context.lean_lines(a)
+    if lines is None:
+        pytest.skip("built from values (migrated, or with context edits)")
+    ctx = context.lean_context(a, lines, context.lean_index(a, lines))
+    want = context.build_context(context.entries_of(a))
+    assert ctx == want
+    sent, fresh = request(ctx), request(want)
+    assert (sent.messages, sent.dropped) == (fresh.messages, fresh.dropped)
+    assert sent.synthetic == fresh.synthetic
+
+
+def test_an_analysis_holds_no_value_of_a_short_line_but_its_facts() -> None:
+    text = doc(
+        header(),
+        user("a" * 8, None),
+        assistant("b" * 8, "a" * 8, calls=("c1",)),
+        result("r" * 8, "b" * 8, "c1"),
+        entry("custom", "u" * 8, "r" * 8, customType="x"),
+        user("e" * 8, "u" * 8),
+    )
+    a = analyze(text)
+    held = [n for n in range(2, 5) if a.infos[n].held is not None and a.infos[n].source is None]
+    assert held == []  # lines 2-4: neither the first nor the last non-blank line, all short
+    assert all(len(a.lines.raw(n)) < SLIM_LINE for n in range(2, 5))
+    # ... and what they hold is what their values say
+    for n in range(1, 6):
+        value, info = a.value(n), a.infos[n]
+        assert info.ident == value.get("id", ABSENT)
+        assert info.parent == value.get("parentId", ABSENT)
+    assert a.infos[2].stop_reason == a.value(2)["message"]["stopReason"]
+    assert a.infos[3].tool_call_id == "c1"
+    # the id an entry names as its parent is kept once
+    assert a.infos[3].parent is a.infos[2].ident
+    # the resumed leaf's messages are kept by the lines' results, and read in full
+    paired = a.link_state.pairing if a.link_state is not None else None  # type: ignore[attr-defined]
+    assert paired is not None and paired.entries is None
+    kept = [m for m in paired.resumed.messages if m.source is not None]
+    assert [m.line for m in kept] == [1, 2, 3, 5]
+    assert kept[1].message == a.value(2)["message"]
+    sent = [m.role for m in resumed_request(paired).messages]
+    assert sent == ["user", "assistant", "toolResult", "user"]  # a custom entry is not sent
