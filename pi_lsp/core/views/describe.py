@@ -18,7 +18,7 @@ from ..entries.model import Analysis
 from ..pi.stats import PathSplit, Usage, analysis_stats, parse_stamp, path_split, read_usage, totals
 from ..text.jsontext import dumps
 from .numbering import shown
-from .refs import index, labels
+from .refs import labels, references_to
 
 TITLE_LIMIT = 80
 PREVIEW_LIMIT = 240
@@ -357,7 +357,7 @@ def entry_facts(a: Analysis, line: int) -> EntryFacts | None:
     message = obj.get("message")
     stop = message.get("stopReason") if isinstance(message, dict) else None
     stamp = obj.get("timestamp")
-    refs = index(a).by_line.get(line, [])
+    refs = references_to(a, line)
     return EntryFacts(
         line=line,
         type=clip(str(obj.get("type")), 40),

@@ -72,8 +72,11 @@ class Target:
 
 @dataclass(slots=True)
 class Index:
-    """Every site of a document, and the sites pointing at each line or tool call id."""
+    """The sites pointing at each line (``parentId`` sites too unless ``parents_by_tree``:
+    see :func:`index`) or tool call id, and the labels; ``sites`` holds the ``targetId``
+    sites."""
 
+    parents_by_tree: bool = False
     sites: list[Site] = field(default_factory=list)
     by_line: dict[int, list[Site]] = field(default_factory=dict)
     calls: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
@@ -125,17 +128,25 @@ def _book_site(line: int, link: book.Link) -> Site:
 
 @per_links
 def index(a: Analysis) -> Index:
-    """The reference index of ``a`` (computed once per state of the links)."""
-    idx = Index()
+    """The reference index of ``a`` (computed once per state of the links).
+
+    In a session whose tree follows ``parentId`` (pi's v2 and later), the ``parentId`` sites
+    pointing at an entry are its children in the tree (:func:`references_to` makes them when
+    asked): ``by_line`` keeps the other sites only, so the index holds no site per entry.
+    """
+    idx = Index(parents_by_tree=_parents_by_tree(a))
     by_line: dict[int, list[Site]] = defaultdict(list)
     calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
     results: dict[str, list[Site]] = defaultdict(list)
     lines = ([a.header_line] if a.header_line is not None else []) + a.tree.entries
     for line in lines:
         for site in line_sites(a, line):
-            idx.sites.append(site)
+            if site.field == "targetId":
+                idx.sites.append(site)
             if site.field in TOOL_RESULT_FIELDS:
                 results[str(site.value)].append(site)
+                continue
+            if site.field == "parentId" and idx.parents_by_tree:
                 continue
             target = _entry_target(a, site)
             if target is not None:
@@ -147,8 +158,6 @@ def index(a: Analysis) -> Index:
             calls[ident].extend((line, int(path[1])) for line, path in uses)
     idx.by_line, idx.calls, idx.results = dict(by_line), dict(calls), dict(results)
     for site in idx.sites:
-        if site.field != "targetId":
-            continue
         target = a.tree.ids.get(str(site.value))
         label = a.infos[site.line].obj.get("label")
         if target is None:
@@ -158,6 +167,11 @@ def index(a: Analysis) -> Index:
         else:
             idx.labels.pop(target, None)
     return idx
+
+
+def _parents_by_tree(a: Analysis) -> bool:
+    """Whether the tree's parents are exactly what the ``parentId`` sites name (pi's v2+)."""
+    return a.fmt == "pi" and a.version >= 2
 
 
 def _entry_target(a: Analysis, site: Site) -> int | None:
@@ -250,8 +264,17 @@ def subject_at(a: Analysis, line: int, column: int, cur: Cursor | None = None) -
 
 
 def references_to(a: Analysis, line: int) -> list[Site]:
-    """Every site that points at the entry on ``line`` (children, labels, compactions, ...)."""
-    return list(index(a).by_line.get(line, ()))
+    """Every site that points at the entry on ``line`` (children, labels, compactions, ...),
+    in file order, a line's ``parentId`` before its other fields."""
+    idx = index(a)
+    others = idx.by_line.get(line, [])
+    if not idx.parents_by_tree:
+        return list(others)
+    infos = a.infos
+    children = [
+        Site(c, "parentId", PARENT_ID, infos[c].parent) for c in a.tree.children.get(line, ())
+    ]
+    return sorted([*children, *others], key=lambda s: (s.line, s.field != "parentId"))
 
 
 def tool_sites(a: Analysis, tool_id: str) -> tuple[list[tuple[int, int]], list[Site]]:

@@ -37,9 +37,12 @@ def ahead(stop: Callable[[], bool]) -> None:
 
 
 def warm(analysis: Analysis) -> None:
-    """Precompute, per analysis, what hover, definition and references look up first."""
-    refs.index(analysis)
+    """Precompute, per analysis, what hover, definition and references look up first.
+
+    The totals first: counting them takes more memory for the moment than the index keeps,
+    so the index is not held while they are counted."""
     describe.session_totals(analysis)
+    refs.index(analysis)
 
 
 def items(ls: PiLanguageServer, snap: Snapshot) -> list[types.Diagnostic]:
