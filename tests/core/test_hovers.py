@@ -10,7 +10,7 @@ import pytest
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.pi.stats import analysis_stats, path_split
+from pi_lsp.core.pi.stats import analysis_stats, analysis_totals, split_by_path, totals
 from pi_lsp.core.views.hovers import code, heaviest_text, hover_at, md_escape, split_text
 
 from .features_sample import LINES, PATH, TEXT
@@ -320,14 +320,19 @@ def test_duration_in_hours_and_minutes() -> None:
 
 def test_path_split_names_the_abandoned_branches() -> None:
     lines = [user("u", None), assistant("a", "u"), assistant("b", "u"), assistant("c", "u")]
-    stats = analysis_stats(analyze(doc(header(), *lines)))
-    text = split_text(path_split(stats))
+    a = analyze(doc(header(), *lines))
+    whole, split = analysis_totals(a)
+    text = split_text(split)
     assert text == "active path $0.0000 (15 tokens) · 2 abandoned branches $0.0000 (30 tokens)"
-    assert split_text(path_split(stats), tokens=False) == (
+    assert split_text(split, tokens=False) == (
         "active path $0.0000 · 2 abandoned branches $0.0000"
     )
-    single = analysis_stats(analyze(doc(header(), *lines[:2])))
-    assert split_text(path_split(single)) is None
+    # the sums of the records analysis_stats keeps per entry, without keeping them
+    stats = analysis_stats(a)
+    active, abandoned = split_by_path(stats.counted)
+    assert whole == totals(stats.counted)
+    assert split == (active.usage, abandoned.usage, len(stats.branches) - 1)
+    assert split_text(analysis_totals(analyze(doc(header(), *lines[:2])))[1]) is None
 
 
 # ----------------------------------------------------------------------------- keys

@@ -13,6 +13,7 @@ from pi_lsp.core.entries.lines import ABSENT
 from pi_lsp.core.entries.model import SLIM_LINE
 from pi_lsp.core.pi import context
 from pi_lsp.core.pi.sent import request
+from pi_lsp.core.pi.stats import analysis_stats, analysis_totals, split_by_path, totals
 from pi_lsp.core.text.files import read_lines
 
 from .pi_sessions import assistant, doc, entry, header, result, user
@@ -72,3 +73,14 @@ def test_an_analysis_holds_no_value_of_a_short_line_but_its_facts() -> None:
     assert kept[1].message == a.value(2)["message"]
     sent = [m.role for m in resumed_request(paired).messages]
     assert sent == ["user", "assistant", "toolResult", "user"]  # a custom entry is not sent
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_totals_counted_without_records_are_the_sums_of_the_records(path: Path) -> None:
+    a = analyze(read_lines(path))
+    stats = analysis_stats(a)
+    whole, split = analysis_totals(a)
+    assert whole == totals(stats.counted)
+    active, abandoned = split_by_path(stats.counted)
+    want = (active.usage, abandoned.usage, len(stats.branches) - 1)
+    assert split == (want if len(stats.branches) > 1 else None)

@@ -251,14 +251,6 @@ PathSplit = tuple["Usage", "Usage", int]
 """What the active path cost, what the abandoned branches cost, and how many there are."""
 
 
-def path_split(stats: FileStats) -> PathSplit | None:
-    """The :data:`PathSplit` of ``stats`` (None: no branch was abandoned)."""
-    if len(stats.branches) < 2:
-        return None
-    active, abandoned = split_by_path(stats.counted)
-    return active.usage, abandoned.usage, len(stats.branches) - 1
-
-
 def split_by_path(items: Sequence[Counted]) -> tuple[Totals, Totals]:
     """Totals of the active path and of the abandoned branches."""
     active, abandoned = Totals(), Totals()
@@ -469,6 +461,25 @@ def read_file(path: str) -> FileStats:
     except OSError as exc:
         return FileStats(path, error=f"cannot read: {exc.strerror or exc}")
     return from_lines(path, f.infos, f.tree, f.header_line, f.fmt, f.empty)
+
+
+def analysis_totals(a: Analysis) -> tuple[Totals, PathSplit | None]:
+    """The totals of :func:`analysis_stats` (the same sums, added in the same order) and
+    what the active path and the abandoned branches cost (None: nothing was abandoned),
+    counted without a record per entry."""
+    infos, tree = a.infos, a.tree
+    if refusal(infos, a.header_line, a.fmt, no_bytes(a.text.lines)) is not None:
+        return Totals(), None
+    branch, starts = _branch_of(tree)
+    whole, active, abandoned = Totals(), Totals(), Totals()
+    for line in tree.entries:  # in file order, as the counted records are summed
+        obj = infos[line].obj
+        message = obj.get("message") if obj.get("type") == "message" else None
+        item = _count(obj, message, None, (line, branch.get(line, 0), 0, 0.0))
+        if item is not None:
+            whole.add(item)
+            (active if item.branch == 0 else abandoned).add(item)
+    return whole, (active.usage, abandoned.usage, len(starts)) if starts else None
 
 
 def analysis_stats(a: Analysis) -> FileStats:

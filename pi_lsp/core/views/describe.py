@@ -15,7 +15,7 @@ from typing import Any
 from ..entries.lines import Kind
 from ..entries.memo import per_analysis
 from ..entries.model import Analysis
-from ..pi.stats import PathSplit, Usage, analysis_stats, parse_stamp, path_split, read_usage, totals
+from ..pi.stats import PathSplit, Usage, analysis_totals, parse_stamp, read_usage
 from ..text.jsontext import dumps
 from .numbering import shown
 from .refs import labels, references_to
@@ -444,8 +444,7 @@ def session_totals(a: Analysis) -> SessionTotals:
     header = a.header
     tree = a.tree
     roles: dict[str, int] = {}
-    stats = analysis_stats(a)  # counted for the moment: its per-entry records are not kept
-    counted = totals(stats.counted)  # tokens, cost and tool calls as pi counts them
+    counted, split = analysis_totals(a)  # tokens, cost and tool calls as pi counts them
     models: dict[str, None] = {}
     if (first_model := model_of(header)) is not None and header.get("type") == "session":
         models[first_model] = None
@@ -491,5 +490,5 @@ def session_totals(a: Analysis) -> SessionTotals:
         started=started.isoformat().replace("+00:00", "Z") if started else None,
         ended=ended.isoformat().replace("+00:00", "Z") if ended else None,
         duration=(ended - started).total_seconds() if started and ended else None,
-        split=path_split(stats),
+        split=split,
     )
