@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pi_lsp.core.checks import helper
-from pi_lsp.core.checks.analysis import analyze, analyze_file, line_issues
+from pi_lsp.core.checks.analysis import analyze, analyze_file, line_issues, streamed_line_issues
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.text.files import read_lines
+from pi_lsp.core.text.files import read_lines, stream_lines
 
 from .pi_sessions import assistant, doc, header, hook, js, result, user
 
@@ -83,6 +83,34 @@ def test_line_issues_are_those_of_a_one_shot_analysis(tmp_path: Path) -> None:
         assert found == {i: info.issues for i, info in enumerate(whole.infos) if info.issues}
 
 
+EDGES = {
+    "blank lines first": "\n  \n" + doc(header(), user("a1", None), "{not json") + "\n\n",
+    "header only": header(),
+    "no final line feed": doc(header(), user("a1", None), "{not json").rstrip("\n"),
+    "one line, edge spaces": "\ufeff" + header() + "\u00a0",
+    "a separator before the header": "\x1c\n" + doc(header(), user("a1", None)),
+    "a bom line before the header": "\ufeff\n" + doc(header(), user("a1", None)),
+    "no header": doc(user("a1", None), user("a2", "a1")),
+    "empty": "",
+}
+
+
+def test_lines_streamed_get_the_issues_of_the_whole_file(tmp_path: Path) -> None:
+    """What the helper reads line by line: the context, issues and line count of
+    line_issues over the whole file, or None where the header does not come first."""
+    paths = _sessions(tmp_path) + [_write(tmp_path, name, text) for name, text in EDGES.items()]
+    whole = {"header-below", "a-separator-before-the-header", "a-bom-line-before-the-header"}
+    whole |= {"no-header", "empty"}  # their context needs every line: read whole
+    whole.add("one-line,-edge-spaces")  # a header only when read as the last line too
+    for path in paths:
+        split = read_lines(path)
+        got = streamed_line_issues(stream_lines(path), SMALL)
+        if path.stem in whole:
+            assert got is None, path.name
+        else:
+            assert got == (*line_issues(split, SMALL), len(split.lines)), path.name
+
+
 def test_every_kind_of_line_issue_is_among_them(tmp_path: Path) -> None:
     _, found = line_issues(read_lines(_write(tmp_path, "t", _troubled()["line issues"])), SMALL)
     codes = {issue.code for issues in found.values() for issue in issues}
@@ -132,7 +160,7 @@ def test_a_helper_that_fails_leaves_the_checks_to_the_analysis(
     def fails(*_: Any) -> Any:
         raise MemoryError
 
-    monkeypatch.setattr(helper, "line_issues", fails)  # the forked helper inherits it
+    monkeypatch.setattr(helper, "_issues", fails)  # the forked helper inherits it
     path = _write(tmp_path, "t", _troubled()["line issues"])
     with helper.start(str(path), SMALL) as aide:  # type: ignore[union-attr]
         helped = analyze_file(str(path), SMALL, reuse=False, checks_from=aide.issues)

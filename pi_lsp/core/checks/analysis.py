@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -376,6 +376,66 @@ def line_issues(split: SplitText, options: Options) -> tuple[LineRules, dict[int
         if issues:
             found[i] = issues
     return ctx, found
+
+
+def streamed_line_issues(
+    items: Iterable[Stored], options: Options
+) -> tuple[LineRules, dict[int, tuple[Issue, ...]], int] | None:
+    """:func:`line_issues` of the lines ``items`` gives one at a time, and their number,
+    holding one line and one parsed value at a time; None when the file's first line that
+    is not blank (as pi and as Python see it) is no header naming its version, read as a
+    first line that is not the last (then its context needs every line, or knowing which is
+    the last: use :func:`line_issues`)."""
+    found: dict[int, tuple[Issue, ...]] = {}
+    ctx: LineRules | None = None
+    blanks: list[tuple[int, Stored]] = []  # blank lines before the header, checked after it
+    first = -1  # the header: the first line that is not blank
+    held: tuple[int, Stored] | None = None  # the last line not blank so far, checked later
+    count = 0
+    for i, key in enumerate(items):
+        count = i + 1
+        blank = key[:1] not in ("{", b"{") and is_blank(unpack(key))
+        if ctx is None:
+            if not unpack(key).strip():  # as _context skips lines before the header
+                if not blank:
+                    return None
+                blanks.append((i, key))
+                continue
+            head = parse(unpack(key), first=True)
+            if blank or head.kind is not Kind.HEADER:
+                return None
+            try:
+                fmt, version, _ = read_header(head.obj, i, None)
+            except LookupError:
+                return None
+            ctx, first = LineRules(fmt, version, options.large_line), i
+            for n, line in blanks:
+                if issues := _line_check(line, ctx, None):
+                    found[n] = issues
+        elif blank:
+            if issues := _line_check(key, ctx, None):
+                found[i] = issues
+            continue
+        if held is not None:  # not the last line: the first is parsed as pi trims it
+            n, line = held
+            if issues := _line_check(line, ctx, parse(unpack(line), first=True) if n == first else None):
+                found[n] = issues
+        held = (i, key)
+    if ctx is None or held is None:
+        return None
+    n, line = held
+    if issues := _line_check(line, ctx, parse(unpack(line), first=n == first, last=True)):
+        found[n] = issues
+    return ctx, found, count
+
+
+def _line_check(key: Stored, ctx: LineRules, base: LineInfo | None) -> tuple[Issue, ...]:
+    """The issues of line ``key`` under ``ctx`` (of ``base``, its parse, when given), as
+    :meth:`_LinePass._check` finds them."""
+    line = plain(key)
+    if base is None:
+        base = parse_stored(line) or parse(unpack(line), data=utf8_of(line))
+    return check(line, base, ctx)
 
 
 def _analyze(

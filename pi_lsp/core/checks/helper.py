@@ -4,8 +4,9 @@
 the process two cores or more, starts a :class:`Helper` before it reads the file. The
 helper process reads the file itself (so none of the parent's heap is shared, nor copied
 when touched), finds its format context as the analysis does and runs the line checks
-(:func:`~pi_lsp.core.checks.analysis.line_issues`: parse, schema validation, line-local checks,
-one parsed value held at a time). It sends back through a pipe only the issues of the
+(:func:`~pi_lsp.core.checks.analysis.streamed_line_issues`: parse, schema validation,
+line-local checks, one line and one parsed value held at a time; where the header is not
+the first line, :func:`~pi_lsp.core.checks.analysis.line_issues` of the whole file). It sends back through a pipe only the issues of the
 lines that have any. Meanwhile the analysis (given :meth:`Helper.issues` as
 ``checks_from``) parses the same lines without checking them, builds the tree and checks
 the links, and then takes the helper's issues for its line findings. The parent never
@@ -39,9 +40,9 @@ from typing import Any, NoReturn
 
 from ..entries.lines import Issue, LineRules
 from ..entries.model import Options
-from ..text.files import Stamp, read_lines, stamp
+from ..text.files import CarriageReturn, Stamp, read_lines, stamp, stream_lines
 from ..text.findings import Severity
-from .analysis import line_issues
+from .analysis import line_issues, streamed_line_issues
 
 HELPER_FROM = 1 << 20
 """Files smaller than this are checked in one process. The helper starts late (it forks,
@@ -147,6 +148,19 @@ def start(path: str, options: Options) -> Helper | None:
         return None
 
 
+def _issues(path: Path, options: Options) -> tuple[LineRules, dict[int, tuple[Issue, ...]], int]:
+    """The context, the issues by line and the number of lines of the file at ``path``: read
+    line by line, holding one line at a time where the header comes first, else whole."""
+    try:
+        streamed = streamed_line_issues(stream_lines(path), options)
+    except CarriageReturn:
+        streamed = None
+    if streamed is not None:
+        return streamed
+    split = read_lines(path)
+    return (*line_issues(split, options), len(split.lines))
+
+
 def _serve(path: str, options: Options, sink: int) -> NoReturn:
     """The helper's whole life: check the lines of ``path`` and write the answer to ``sink``.
 
@@ -157,12 +171,11 @@ def _serve(path: str, options: Options, sink: int) -> NoReturn:
     code = 0
     try:
         gc.disable()  # a short-lived process of acyclic values (see gcpause.gc_paused)
-        split = read_lines(Path(path))
-        ctx, found = line_issues(split, options)
+        ctx, found, count = _issues(Path(path), options)
         after = stamp(path)
         answer: Any = (
             tuple(ctx),
-            len(split.lines),
+            count,
             None if after is None else tuple(after),
             {
                 line: tuple(

@@ -79,26 +79,38 @@ def read_lines(path: Path) -> SplitText:
     whole and split as text.
     """
     _refuse_irregular(path)
-    items: list[Stored] = []
+    try:
+        lines = Lines.from_raw(list(stream_lines(path)))
+    except CarriageReturn:
+        with path.open("rb") as file:
+            return split_lines(decode(file.read()))
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+
+
+class CarriageReturn(Exception):
+    """Raised by :func:`stream_lines` at a carriage return: such a file is split as text."""
+
+
+def stream_lines(path: Path) -> Iterator[Stored]:
+    """A file's lines one at a time, as :func:`read_lines` stores them (a file split at
+    line feeds only: :class:`CarriageReturn` at the first carriage return), holding one
+    chunk and one line at a time."""
     head: list[bytes] = []  # the start of a line that runs past the chunks read so far
     with path.open("rb") as file:
         while chunk := file.read(_CHUNK):
             if b"\r" in chunk:
-                file.seek(0)
-                return split_lines(decode(file.read()))
+                raise CarriageReturn
             start = 0
             while (end := chunk.find(b"\n", start)) >= 0:
                 if head:
                     head.append(chunk[start:end])
-                    items.append(_stored(b"".join(head)))
+                    yield _stored(b"".join(head))
                     head.clear()
                 else:
-                    items.append(_stored(chunk[start:end]))
+                    yield _stored(chunk[start:end])
                 start = end + 1
             head.append(chunk[start:])
-    items.append(_stored(b"".join(head)))
-    lines = Lines.from_raw(items)
-    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+    yield _stored(b"".join(head))
 
 
 def _stored(line: bytes) -> Stored:
