@@ -7,6 +7,7 @@ module answers them once, below all of them.
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 from ..entries.header import Refusal, no_bytes, refusal
@@ -15,7 +16,8 @@ from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 
 CURRENT_VERSION = 3
-_PARSED = (Kind.HEADER, Kind.ENTRY, Kind.OTHER)
+_OTHERS = (Kind.HEADER, Kind.OTHER)
+"""The kinds of parsed lines that are no entry of the tree."""
 
 
 class _Undefined:
@@ -36,7 +38,9 @@ def analysis_refusal(a: Analysis) -> Refusal | None:
 @per_analysis
 def parsed_lines(a: Analysis) -> list[int]:
     """The lines in pi's list of parsed entries (header = index 0), in file order."""
-    return [i for i, info in enumerate(a.infos) if info.kind in _PARSED]
+    # the tree's entry lines are the same int objects: one per line, not one per list
+    others = [i for i, info in enumerate(a.infos) if info.kind in _OTHERS]
+    return list(heapq.merge(others, a.tree.entries))
 
 
 def pi_accepts(a: Analysis) -> bool:
