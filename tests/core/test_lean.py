@@ -9,7 +9,7 @@ import pytest
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.checks.pairing import resumed_request
-from pi_lsp.core.entries.lines import ABSENT
+from pi_lsp.core.entries.lines import ABSENT, parse_stored
 from pi_lsp.core.entries.model import SLIM_LINE
 from pi_lsp.core.pi import context
 from pi_lsp.core.pi.sent import request
@@ -84,3 +84,14 @@ def test_totals_counted_without_records_are_the_sums_of_the_records(path: Path) 
     active, abandoned = split_by_path(stats.counted)
     want = (active.usage, abandoned.usage, len(stats.branches) - 1)
     assert split == (want if len(stats.branches) > 1 else None)
+
+
+def test_results_are_equal_when_their_values_are_however_each_keeps_it() -> None:
+    x = '{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}'
+    y = x.replace('"x"', '"y"')
+    kept, again, other = parse_stored(x), parse_stored(x), parse_stored(y)
+    assert kept is not None and again is not None and other is not None
+    again.parsed_on_demand(x)
+    other.parsed_on_demand(y)
+    assert again == kept and again.value == kept.value and again.value is not again.value
+    assert other != again  # both parsed on demand, from different lines

@@ -157,7 +157,7 @@ class LineInfo:
             and self.edge_space == other.edge_space
             and self.role == other.role
             and self.calls == other.calls
-            and (self.held is other.held or self.value == other.value)
+            and self.value == other.value  # as parsed, however each keeps it
         )
 
     __hash__ = None  # type: ignore[assignment]
