@@ -279,68 +279,24 @@ def _shared(value: Any) -> Any:
 
 def classify(value: Any) -> LineInfo:
     """The result of a line that parsed to ``value``, unchecked."""
-    if isinstance(value, dict) and isinstance(kind := value.get("type"), str):
-        kind = _shared(kind)
-        if kind == "message":
-            message = value.get("message")
-            if not isinstance(message, dict):
-                return LineInfo(
-                    _ENTRY,
-                    value,
-                    kind,
-                    None,
-                    (),
-                    None,
-                    None,
-                    (),
-                    value.get("id", ABSENT),
-                    value.get("parentId", ABSENT),
-                )
-            role = _shared(message.get("role"))
-            info = LineInfo(
-                _ENTRY,
-                value,
-                kind,
-                None,
-                (),
-                None,
-                role,
-                (),
-                value.get("id", ABSENT),
-                value.get("parentId", ABSENT),
-            )
-            if role == "assistant":
-                info.calls = call_ids(message.get("content"))
-                info.stop_reason = _shared(message.get("stopReason"))
-            elif role == "toolResult":
-                info.tool_call_id = message.get("toolCallId")
-            return info
-        return LineInfo(
-            _HEADER if kind in HEADER_TYPES else _ENTRY,
-            value,
-            kind,
-            None,
-            (),
-            None,
-            None,
-            (),
-            value.get("id", ABSENT),
-            value.get("parentId", ABSENT),
-        )
-    if isinstance(value, dict):
-        return LineInfo(
-            Kind.OTHER,
-            value,
-            None,
-            None,
-            (),
-            None,
-            None,
-            (),
-            value.get("id", ABSENT),
-            value.get("parentId", ABSENT),
-        )
-    return LineInfo(Kind.OTHER, value, None, None, (), None, None, (), ABSENT, ABSENT)
+    if not isinstance(value, dict):
+        return LineInfo(Kind.OTHER, value)
+    info = LineInfo(Kind.OTHER, value)
+    info.ident, info.parent = value.get("id", ABSENT), value.get("parentId", ABSENT)
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        return info
+    info.type = kind = _shared(kind)
+    info.kind = _HEADER if kind in HEADER_TYPES else _ENTRY
+    message = value.get("message") if kind == "message" else None
+    if isinstance(message, dict):
+        info.role = role = _shared(message.get("role"))
+        if role == "assistant":
+            info.calls = call_ids(message.get("content"))
+            info.stop_reason = _shared(message.get("stopReason"))
+        elif role == "toolResult":
+            info.tool_call_id = message.get("toolCallId")
+    return info
 
 
 _DECODER = json.JSONDecoder(strict=True)

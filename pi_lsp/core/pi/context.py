@@ -516,6 +516,20 @@ def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]
         head = False
 
 
+def _copy(ctx: SessionContext) -> SessionContext:
+    """A copy of ``ctx`` to extend (its lists and edits copied, the rest shared)."""
+    return SessionContext(
+        thinking_level=ctx.thinking_level,
+        model=ctx.model,
+        leaf=ctx.leaf,
+        leaf_id=ctx.leaf_id,
+        path=list(ctx.path),
+        entries=list(ctx.entries),
+        edits=dict(ctx.edits),
+        messages=list(ctx.messages),
+    )
+
+
 def extend_context(
     ctx: SessionContext, entries: list[tuple[int, Any]], by_id: dict[Any, int], start: int
 ) -> SessionContext | None:
@@ -535,16 +549,7 @@ def extend_context(
             or by_id.get(entry_key(entry)) != n
         ):
             return None
-    out = SessionContext(
-        thinking_level=ctx.thinking_level,
-        model=ctx.model,
-        leaf=ctx.leaf,
-        leaf_id=ctx.leaf_id,
-        path=list(ctx.path),
-        entries=list(ctx.entries),
-        edits=dict(ctx.edits),
-        messages=list(ctx.messages),
-    )
+    out = _copy(ctx)
     if new:
         out.leaf, leaf = new[-1]
         out.leaf_id = _get(leaf, "id")
@@ -702,16 +707,7 @@ def extend_lean_context(
             or by_id.get(fact_key(info.ident)) != n
         ):
             return None
-    out = SessionContext(
-        thinking_level=ctx.thinking_level,
-        model=ctx.model,
-        leaf=ctx.leaf,
-        leaf_id=ctx.leaf_id,
-        path=list(ctx.path),
-        entries=list(ctx.entries),
-        edits=dict(ctx.edits),
-        messages=list(ctx.messages),
-    )
+    out = _copy(ctx)
     if new:
         out.leaf = new[-1]
         out.leaf_id = _fact(infos[new[-1]].ident)
