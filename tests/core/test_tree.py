@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries import tree as tree_module
 from pi_lsp.core.entries.lines import LineInfo, classify
-from pi_lsp.core.entries.tree import Tree, build, build_tree, extend
+from pi_lsp.core.entries.tree import Children, LineMap, Tree, build, build_tree, extend
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -391,3 +393,38 @@ def test_the_active_path_after_an_append_that_leaves_the_old_path() -> None:
         assert grown is not None
         assert grown.active == [1, 2, 7]
         assert grown == build_tree(infos, "pi", 3)
+
+
+@given(st.dictionaries(st.integers(0, 40), st.one_of(st.none(), st.integers(0, 40)), max_size=30))
+def test_a_line_map_answers_as_the_dict_it_stands_for(items: dict[int, int | None]) -> None:
+    m: LineMap[int | None] = LineMap(items.items())
+    assert m == items and len(m) == len(items) and list(m) == sorted(items)
+    for line in (-1, 0, 7, 41, 99, "7", None):
+        assert (line in m) == (line in items)
+        assert m.get(line, "no") == items.get(line, "no")
+    copy = m.copy()
+    for line in list(items)[::2]:
+        del copy[line]
+    assert copy == {k: v for k, v in items.items() if k not in list(items)[::2]}
+    assert m == items  # the copy is its own
+    with pytest.raises(KeyError):
+        m[-1] = 0
+
+
+@given(st.lists(st.integers(0, 30), max_size=30))
+def test_children_are_each_entrys_children_in_line_order(parents: list[int]) -> None:
+    """Entry ``n + 31`` is a child of ``parents[n]``: the links give the dict of lists."""
+    expected: dict[int, list[int]] = {}
+    kids = Children()
+    for n, p in enumerate(parents):
+        expected.setdefault(p, []).append(n + 31)
+        kids.add(p, n + 31)
+    entries = sorted({*parents, *range(31, 31 + len(parents))})
+    at = [None] * (entries[-1] + 1 if entries else 0)
+    for n, p in enumerate(parents):
+        at[n + 31] = p
+    bulk, roots = Children.of_parents(entries, at)
+    for built in (kids, bulk, kids.copy()):
+        assert built == expected and len(built) == len(expected)
+        assert all(built.get(line, []) == expected.get(line, []) for line in range(-1, 70))
+    assert roots == [line for line in entries if at[line] is None]

@@ -10,6 +10,7 @@ entries are hidden, as pi 1.6 hides them from its tree (unless one is the leaf).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 
 from ..entries.model import Analysis
@@ -39,16 +40,33 @@ class OutlineNode:
     children: list[OutlineNode] = field(default_factory=list)
 
 
-def _subtree_ends(tree: Tree) -> dict[int, int]:
-    """The last line of each entry's subtree (post-order over the Euler numbering).
+def _subtree_ends(tree: Tree) -> array[int]:
+    """The last line of each entry's subtree, by line (-1 where the Euler tour does not
+    reach: see :func:`_end`), in post-order (by ``tout``).
 
     Only entries reachable from a root are numbered, and their children are too (with an
     earlier ``tout``), so every child's end is known before its parent's.
     """
-    ends: dict[int, int] = {}
-    for node in sorted(filter(tree.numbered, tree.entries), key=tree.tout.__getitem__):
-        ends[node] = max([node, *(ends[c] for c in tree.children.get(node, ()))])
+    tout, numbered = tree.tout, tree.numbered
+    post = array("i", [-1]) * tree.clock
+    for node in tree.entries:
+        if numbered(node):
+            post[tout[node]] = node
+    ends = array("i", [-1]) * len(tout)
+    kids_of = tree.children.get
+    for node in post:
+        if node >= 0:
+            end = node
+            for kid in kids_of(node, ()):
+                end = max(end, ends[kid])
+            ends[node] = end
     return ends
+
+
+def _end(ends: array[int], line: int) -> int:
+    """The last line of ``line``'s subtree (``line`` itself where the tour does not reach)."""
+    end = ends[line] if line < len(ends) else -1
+    return end if end >= 0 else line
 
 
 def _entry_node(a: Analysis, line: int, label: str | None, end: int) -> OutlineNode:
@@ -101,16 +119,16 @@ def outline(a: Analysis, cap: int) -> list[OutlineNode]:
             main = next((k for k in kids if k in tree.active_set), kids[-1])
             side = [k for k in kids if k != main]
             if side:
-                node.end_line = ends.get(line, line)
+                node.end_line = _end(ends, line)
             pending = []
             for kid in side:
                 title = entry_title(a, kid, NAME_LIMIT - 8)
                 group = OutlineNode(
                     f"branch: {title}",
-                    f"lines {shown(kid)}-{shown(ends.get(kid, kid))}",
+                    f"lines {shown(kid)}-{shown(_end(ends, kid))}",
                     "branch",
                     kid,
-                    ends.get(kid, kid),
+                    _end(ends, kid),
                 )
                 if depth >= MAX_NEST:
                     top.append(group)
