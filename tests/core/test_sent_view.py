@@ -18,6 +18,7 @@ from pi_lsp.core.pi.sent import (
     NOT_SENT,
     Request,
     Sent,
+    SentList,
     entry_calls,
     faults_of,
     llm_role,
@@ -481,3 +482,27 @@ def test_a_request_resumed_between_the_results_of_one_turn_keeps_its_pairing(
         resumed = request(whole, first)
         assert faults_of(resumed) == pairing_faults(fresh.messages), cut
         assert synthetic_calls(resumed) == _synthetic_by_scan(fresh), cut
+
+
+_SENT = st.builds(
+    Sent,
+    st.sampled_from(["user", "assistant", "toolResult", "system", "other"]),
+    st.one_of(st.none(), st.integers(-2, 2**31 - 1)),
+    st.one_of(st.just(()), st.tuples(st.text(max_size=3)), st.tuples(st.text(), st.text())),
+    st.one_of(st.none(), st.text(max_size=3)),
+)
+
+
+@given(st.lists(_SENT, max_size=12), st.lists(_SENT, max_size=4), st.integers(-14, 14))
+def test_a_sent_list_holds_what_a_list_of_sent_messages_holds(
+    items: list[Sent], more: list[Sent], cut: int
+) -> None:
+    kept = SentList(items)
+    assert kept == items and list(kept) == items and len(kept) == len(items)
+    assert [kept[n] for n in range(-len(items), len(items))] == items + items
+    assert kept[:cut] == items[:cut] and isinstance(kept[:cut], SentList)
+    grown = kept[:cut]
+    grown.extend(SentList(more))
+    grown.extend(more)
+    assert grown == items[:cut] + more + more
+    assert kept == items  # a slice is a copy

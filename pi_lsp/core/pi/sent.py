@@ -15,8 +15,10 @@ that holds its call (other results of that turn between), once.
 from __future__ import annotations
 
 import itertools
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 from ..entries.lines import call_ids
 from .context import SessionContext
@@ -50,6 +52,91 @@ class Sent(NamedTuple):
         return self.line is None and self.role == "toolResult"
 
 
+_ROLES = ("user", "assistant", "toolResult", "system")
+_CODES = {role: code for code, role in enumerate(_ROLES)}
+_WHOLE = 255
+"""The role code of a message :class:`SentList` keeps as it is (any it cannot take apart)."""
+
+
+class SentList(Sequence[Sent]):
+    """The messages of a request, as a list of :class:`Sent` would hold them, in 13 bytes
+    each (a role code, a line, and a slot for the calls an assistant turn holds or the
+    call a result answers), where a list of ``Sent`` takes 80; each is made again on
+    read. A request keeps one message per message of the context."""
+
+    __slots__ = ("_lines", "_other", "_roles")
+
+    def __init__(self, items: Iterable[Sent] = ()) -> None:
+        self._roles = bytearray()
+        self._lines = array("i")
+        self._other: list[Any] = []
+        self.extend(items)
+
+    def append(self, m: Sent) -> None:
+        """Add ``m`` at the end."""
+        code = _CODES.get(m.role, _WHOLE)
+        line = -1 if m.line is None else m.line
+        if (m.calls and m.answers is not None) or (line < 0 and m.line is not None):
+            code = _WHOLE
+        self._roles.append(code)
+        self._lines.append(line if code != _WHOLE else -1)
+        self._other.append(m if code == _WHOLE else m.calls or m.answers)
+
+    def extend(self, items: Iterable[Sent]) -> None:
+        """Add each of ``items`` at the end."""
+        if isinstance(items, SentList):
+            self._roles += items._roles
+            self._lines += items._lines
+            self._other += items._other
+            return
+        for m in items:
+            self.append(m)
+
+    def _at(self, n: int) -> Sent:
+        code, other = self._roles[n], self._other[n]
+        if code == _WHOLE:
+            return other  # type: ignore[no-any-return]
+        line = self._lines[n]
+        role = _ROLES[code]
+        if type(other) is tuple:
+            return Sent(role, None if line < 0 else line, other)
+        return Sent(role, None if line < 0 else line, (), other)
+
+    @overload
+    def __getitem__(self, index: int) -> Sent: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> SentList: ...
+
+    def __getitem__(self, index: int | slice) -> Sent | SentList:
+        if isinstance(index, slice):
+            out = SentList()
+            out._roles, out._lines = self._roles[index], self._lines[index]
+            out._other = self._other[index]
+            return out
+        return self._at(range(len(self._roles))[index])
+
+    def __len__(self) -> int:
+        return len(self._roles)
+
+    def __iter__(self) -> Iterator[Sent]:
+        return map(self._at, range(len(self._roles)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SentList):
+            return (self._roles, self._lines, self._other) == (
+                other._roles,
+                other._lines,
+                other._other,
+            )
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SentList({list(self)!r})"
+
+
 @dataclass(slots=True)
 class Request:
     """The messages sent, and what ``transformMessages`` dropped (lines of assistant turns).
@@ -62,7 +149,7 @@ class Request:
     ``kept_faults`` those of a resumed request's messages before ``open``'s.
     """
 
-    messages: list[Sent] = field(default_factory=list)
+    messages: SentList = field(default_factory=SentList)
     dropped: list[int] = field(default_factory=list)
     synthetic: list[tuple[int, int | None, str]] = field(default_factory=list, compare=False)
     open: _Open | None = field(default=None, repr=False, compare=False)
@@ -222,7 +309,7 @@ def faults_of(req: Request) -> list[PairingFault]:
     return req.faults
 
 
-def pairing_faults(messages: list[Sent], start: int = 0) -> list[PairingFault]:
+def pairing_faults(messages: Sequence[Sent], start: int = 0) -> list[PairingFault]:
     """Tool results not directly after the assistant turn holding their call, or answered
     twice: those among ``messages[start:]``, after the messages before them."""
     owner: Sent | None = None  # the assistant turn whose results may follow here
