@@ -95,3 +95,30 @@ def test_results_are_equal_when_their_values_are_however_each_keeps_it() -> None
     other.parsed_on_demand(y)
     assert again == kept and again.value == kept.value and again.value is not again.value
     assert other != again  # both parsed on demand, from different lines
+
+
+def test_a_message_list_holds_what_a_list_of_context_messages_holds() -> None:
+    """Messages kept by their line's result (12 bytes each) and others (kept whole) come
+    back equal, in order, through every way of reading them."""
+    kept = parse_stored('{"type":"message","message":{"role":"user","content":"hi"}}')
+    assert kept is not None
+    items = [
+        context.ContextMessage(3, None, None, kept),
+        context.ContextMessage(4, {"role": "assistant", "content": []}),
+        context.ContextMessage(5, {"role": "user", "content": "x"}, edited=9),
+        context.ContextMessage(6, None, None, kept),
+    ]
+    held = context.MessageList(items)
+    assert held == items and list(held) == items and len(held) == 4
+    assert [held[n] for n in range(-4, 4)] == items + items
+    assert held[1:3] == items[1:3] and isinstance(held[1:3], context.MessageList)
+    assert [m.line for m in held] == [3, 4, 5, 6]
+    assert held[0].source is kept and held[0].message == {"role": "user", "content": "hi"}
+    assert held[2].edited == 9 and held[1] is items[1]  # a message kept whole is the same object
+    grown = held[:2]
+    grown.extend(held[2:])
+    grown.add_kept(7, kept)
+    assert grown == [*items, context.ContextMessage(7, None, None, kept)]
+    assert held == items  # a slice is a copy
+    with pytest.raises(IndexError):
+        held[4]

@@ -79,8 +79,12 @@ class LineMap(MutableMapping[int, V], Generic[V]):
     def get(self, line: object, default: V | T) -> V | T: ...
 
     def get(self, line: object, default: Any = None) -> Any:
-        value = self._slot(line)
-        return default if value is MISSING else value
+        at = self._at  # inline: trees read every entry's parent on hot paths
+        if type(line) is int and 0 <= line < len(at):
+            value = at[line]
+            if value is not MISSING:
+                return value
+        return default
 
     def __getitem__(self, line: int) -> V:
         value = self._slot(line)
@@ -89,7 +93,8 @@ class LineMap(MutableMapping[int, V], Generic[V]):
         return value  # type: ignore[no-any-return]
 
     def __contains__(self, line: object) -> bool:
-        return self._slot(line) is not MISSING
+        at = self._at
+        return type(line) is int and 0 <= line < len(at) and at[line] is not MISSING
 
     def __setitem__(self, line: int, value: V) -> None:
         if line < 0:

@@ -28,10 +28,11 @@ the walk stops and ``cycle`` is set.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection, Mapping
+from array import array
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
 from ..entries.lines import ABSENT, LineInfo
 from ..entries.model import Analysis
@@ -102,6 +103,74 @@ class ContextMessage:
         return f"ContextMessage(line={self.line!r}, message={self.message!r}, edited={self.edited!r})"
 
 
+class MessageList(Sequence[ContextMessage]):
+    """The messages of a context, as a list of them would hold them; a message its line's
+    result keeps (``source`` only, see :class:`ContextMessage`) takes 12 bytes here (its
+    line, and a slot holding the result), where its own object took 80, and is made again
+    on each read. Every other message is kept as it is."""
+
+    __slots__ = ("_items", "_lines")
+
+    def __init__(self, items: Iterable[ContextMessage] = ()) -> None:
+        self._lines = array("i")
+        self._items: list[Any] = []
+        self.extend(items)
+
+    def append(self, m: ContextMessage) -> None:
+        """Add ``m`` at the end."""
+        lean = m.source is not None and m.held is None and m.edited is None and m.line >= 0
+        self._lines.append(m.line if lean else -1)
+        self._items.append(m.source if lean else m)
+
+    def add_kept(self, line: int, source: LineInfo) -> None:
+        """Add ``ContextMessage(line, None, None, source)`` at the end (without making it)."""
+        self._lines.append(line)
+        self._items.append(source)
+
+    def extend(self, items: Iterable[ContextMessage]) -> None:
+        """Add each of ``items`` at the end."""
+        if isinstance(items, MessageList):
+            self._lines += items._lines
+            self._items += items._items
+            return
+        for m in items:
+            self.append(m)
+
+    def _at(self, n: int) -> ContextMessage:
+        item = self._items[n]
+        if item.__class__ is ContextMessage:
+            return item
+        return ContextMessage(self._lines[n], None, None, item)
+
+    @overload
+    def __getitem__(self, index: int) -> ContextMessage: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> MessageList: ...
+
+    def __getitem__(self, index: int | slice) -> ContextMessage | MessageList:
+        if isinstance(index, slice):
+            out = MessageList()
+            out._lines, out._items = self._lines[index], self._items[index]
+            return out
+        return self._at(range(len(self._items))[index])
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[ContextMessage]:
+        for line, item in zip(self._lines, self._items, strict=True):
+            yield item if item.__class__ is ContextMessage else ContextMessage(line, None, None, item)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"MessageList({list(self)!r})"
+
+
 @dataclass(slots=True)
 class SessionContext:
     """What ``buildSessionProjection`` returns, plus where it came from.
@@ -113,7 +182,7 @@ class SessionContext:
     (pi hangs there).
     """
 
-    messages: list[ContextMessage] = field(default_factory=list)
+    messages: MessageList = field(default_factory=MessageList)
     thinking_level: Any = "off"
     model: dict[str, Any] | None = None
     leaf: int | None = None
@@ -497,7 +566,7 @@ def _read_path(ctx: SessionContext, path: list[tuple[int, Any]]) -> tuple[int, b
     return compaction, edited
 
 
-def _add_messages(messages: list[ContextMessage], selected: list[tuple[int, Any]]) -> None:
+def _add_messages(messages: MessageList, selected: list[tuple[int, Any]]) -> None:
     """Append the messages of the context entries ``selected`` when no edit applies: each
     entry's (``sessionEntryToContextMessages``), a compaction's only at the head."""
     head = True
@@ -526,7 +595,7 @@ def _copy(ctx: SessionContext) -> SessionContext:
         path=list(ctx.path),
         entries=list(ctx.entries),
         edits=dict(ctx.edits),
-        messages=list(ctx.messages),
+        messages=ctx.messages[:],
     )
 
 
@@ -676,7 +745,7 @@ def _lean_compacted(a: Analysis, path: list[int], at: int) -> list[int]:
     return out
 
 
-def _lean_add_messages(messages: list[ContextMessage], a: Analysis, selected: list[int]) -> None:
+def _lean_add_messages(messages: MessageList, a: Analysis, selected: list[int]) -> None:
     """:func:`_add_messages` of the entries on ``selected``: the message of a ``message``
     entry with a role is kept by its line's result."""
     infos = a.infos
@@ -684,7 +753,7 @@ def _lean_add_messages(messages: list[ContextMessage], a: Analysis, selected: li
     for line in selected:
         info = infos[line]
         if info.type == "message" and info.role is not None:
-            messages.append(ContextMessage(line, None, None, info))
+            messages.add_kept(line, info)
         elif info.type != "compaction" or head:
             messages.extend(ContextMessage(line, m) for m in _entry_messages(info.value))
         head = False

@@ -14,7 +14,6 @@ that holds its call (other results of that turn between), once.
 
 from __future__ import annotations
 
-import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -74,13 +73,23 @@ class SentList(Sequence[Sent]):
 
     def append(self, m: Sent) -> None:
         """Add ``m`` at the end."""
-        code = _CODES.get(m.role, _WHOLE)
-        line = -1 if m.line is None else m.line
-        if (m.calls and m.answers is not None) or (line < 0 and m.line is not None):
+        self.add(*m)
+
+    def add(
+        self, role: str, line: int | None, calls: tuple[str, ...] = (), answers: str | None = None
+    ) -> None:
+        """Add ``Sent(role, line, calls, answers)`` at the end (without making it)."""
+        code = _CODES.get(role, _WHOLE)
+        if (calls and answers is not None) or (line is not None and line < 0):
             code = _WHOLE
+        if code == _WHOLE:
+            self._roles.append(code)
+            self._lines.append(-1)
+            self._other.append(Sent(role, line, calls, answers))
+            return
         self._roles.append(code)
-        self._lines.append(line if code != _WHOLE else -1)
-        self._other.append(m if code == _WHOLE else m.calls or m.answers)
+        self._lines.append(-1 if line is None else line)
+        self._other.append(calls or answers)
 
     def extend(self, items: Iterable[Sent]) -> None:
         """Add each of ``items`` at the end."""
@@ -120,7 +129,14 @@ class SentList(Sequence[Sent]):
         return len(self._roles)
 
     def __iter__(self) -> Iterator[Sent]:
-        return map(self._at, range(len(self._roles)))
+        roles = _ROLES
+        for code, line, other in zip(self._roles, self._lines, self._other, strict=True):
+            if code == _WHOLE:
+                yield other
+            elif type(other) is tuple:
+                yield Sent(roles[code], None if line < 0 else line, other)
+            else:
+                yield Sent(roles[code], None if line < 0 else line, (), other)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SentList):
@@ -237,7 +253,7 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
         for call in pending:
             if call not in answered:
                 out.synthetic.append((len(sent), turn, call))
-                sent.append(Sent("toolResult", None, answers=call))
+                sent.add("toolResult", None, answers=call)
         pending = ()
         if held:
             sent.extend(held)
@@ -246,7 +262,7 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
     # held system messages come only while calls are open: with none open, close() has
     # nothing to do
     messages = ctx.messages
-    for m in itertools.islice(messages, start, None):
+    for m in messages[start:]:
         info = m.source  # the message's facts, when its line's result keeps it
         if info is None:
             role = llm_role(m.message)
@@ -268,19 +284,19 @@ def request(ctx: SessionContext, previous: Request | None = None) -> Request:
             if calls:
                 pending, answered = calls, set()
             turn = m.line
-            sent.append(Sent("assistant", m.line, calls))
+            sent.add("assistant", m.line, calls)
         elif role == "toolResult":
             ref = m.message.get("toolCallId") if info is None else info.tool_call_id
             answer = ref if isinstance(ref, str) else None
             if answer is not None:
                 answered.add(answer)
-            sent.append(Sent("toolResult", m.line, answers=answer))
+            sent.add("toolResult", m.line, answers=answer)
         elif role == "system":
             (held if pending else sent).append(Sent("system", m.line))
         else:  # user
             if pending:
                 close()
-            sent.append(Sent("user", m.line))
+            sent.add("user", m.line)
     out.open = _Open(len(messages), len(sent), turn, pending, frozenset(answered), tuple(held))
     if pending:
         close()
@@ -320,8 +336,7 @@ def pairing_faults(messages: Sequence[Sent], start: int = 0) -> list[PairingFaul
     if back >= 0 and messages[back].role == "assistant":
         owner, seen = messages[back], {m.answers for m in messages[back + 1 : start]}
     faults = []
-    for n in range(start, len(messages)):
-        m = messages[n]
+    for n, m in enumerate(messages[start:], start):
         if m.role == "assistant":
             owner, seen = m, set()
             continue
