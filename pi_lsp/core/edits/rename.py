@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..entries.model import Analysis
 from ..text.jsontext import dumps
 from ..text.textedit import TextEdit
-from ..views.refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at
+from ..views.refs import ID_FIELDS, Subject, index, references_to, span_of, subject_at, tool_sites
 
 
 class RenameError(ValueError):
@@ -54,12 +54,12 @@ def rename(a: Analysis, line: int, column: int, new_name: str) -> list[TextEdit]
     text = dumps(new_name)
     spans: list[tuple[int, tuple[str | int, ...]]]
     if subject.kind == "tool":
-        idx = index(a)
-        if new_name in idx.calls:
-            other = idx.calls[new_name][0][0]
-            raise RenameError(f"tool call id '{new_name}' is already used on line {other + 1}")
-        spans = [(n, ("message", "content", b, "id")) for n, b in idx.calls.get(old, [])]
-        spans += [(site.line, site.path) for site in idx.results.get(old, [])]
+        calls, results = tool_sites(a, old)
+        taken = index(a).calls.get(new_name)
+        if taken:
+            raise RenameError(f"tool call id '{new_name}' is already used on line {taken[0][0] + 1}")
+        spans = [(n, ("message", "content", b, "id")) for n, b in calls]
+        spans += [(site.line, site.path) for site in results]
     else:
         target = subject.line
         assert target is not None

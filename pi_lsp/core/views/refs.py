@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..checks import book
+from ..checks.links import LinkState
 from ..entries.lines import Kind
 from ..entries.memo import per_links
 from ..entries.model import Analysis
@@ -74,13 +75,17 @@ class Target:
 class Index:
     """The sites pointing at each line (``parentId`` sites too unless ``parents_by_tree``:
     see :func:`index`) or tool call id, and the labels; ``sites`` holds the ``targetId``
-    sites."""
+    sites. In pi's sessions a tool result's site is made when asked, from ``result_lines``
+    (its line by call id; ``results`` holds the sites of the second dialect's); where the
+    link analysis kept its tool index (a :class:`LinkState`), ``calls`` and
+    ``result_lines`` are its dicts: the index holds no second copy."""
 
     parents_by_tree: bool = False
     sites: list[Site] = field(default_factory=list)
     by_line: dict[int, list[Site]] = field(default_factory=dict)
     calls: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     results: dict[str, list[Site]] = field(default_factory=dict)
+    result_lines: dict[str, list[int]] | None = None
     labels: dict[int, str] = field(default_factory=dict)
 
 
@@ -138,25 +143,36 @@ def index(a: Analysis) -> Index:
     by_line: dict[int, list[Site]] = defaultdict(list)
     calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
     results: dict[str, list[Site]] = defaultdict(list)
+    result_lines: dict[str, list[int]] = defaultdict(list)
+    state = a.link_state if a.fmt != "book" else None
+    kept = state if isinstance(state, LinkState) else None  # its tool index: the same
     lines = ([a.header_line] if a.header_line is not None else []) + a.tree.entries
     for line in lines:
         for site in line_sites(a, line):
             if site.field == "targetId":
                 idx.sites.append(site)
             if site.field in TOOL_RESULT_FIELDS:
-                results[str(site.value)].append(site)
+                if a.fmt == "book":
+                    results[str(site.value)].append(site)
+                elif kept is None:
+                    result_lines[str(site.value)].append(line)
                 continue
             if site.field == "parentId" and idx.parents_by_tree:
                 continue
             target = _entry_target(a, site)
             if target is not None:
                 by_line[target].append(site)
-        for block, ident in a.infos[line].calls:  # entry_calls, read once per line
-            calls[ident].append((line, block))
+        if kept is None:
+            for block, ident in a.infos[line].calls:  # entry_calls, read once per line
+                calls[ident].append((line, block))
     if a.fmt == "book":
         for ident, uses in book.tool_uses(a).items():
             calls[ident].extend((line, int(path[1])) for line, path in uses)
     idx.by_line, idx.calls, idx.results = dict(by_line), dict(calls), dict(results)
+    if kept is not None:
+        idx.calls, idx.result_lines = kept.calls, kept.results
+    elif a.fmt != "book":
+        idx.result_lines = dict(result_lines)
     for site in idx.sites:
         target = a.tree.ids.get(str(site.value))
         label = a.infos[site.line].obj.get("label")
@@ -280,7 +296,12 @@ def references_to(a: Analysis, line: int) -> list[Site]:
 def tool_sites(a: Analysis, tool_id: str) -> tuple[list[tuple[int, int]], list[Site]]:
     """The toolCall blocks ``(line, block index)`` with ``tool_id`` and the results naming it."""
     idx = index(a)
-    return list(idx.calls.get(tool_id, ())), list(idx.results.get(tool_id, ()))
+    if idx.result_lines is not None:
+        lines = idx.result_lines.get(tool_id, ())
+        results = [Site(line, "toolCallId", TOOL_CALL_ID, tool_id) for line in lines]
+    else:
+        results = list(idx.results.get(tool_id, ()))
+    return list(idx.calls.get(tool_id, ())), results
 
 
 def labels(a: Analysis) -> dict[int, str]:
