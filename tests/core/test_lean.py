@@ -35,7 +35,9 @@ def test_the_context_built_on_facts_is_the_one_built_from_values(path: Path) -> 
     lines = context.lean_lines(a)
     if lines is None:
         pytest.skip("built from values (migrated, or with context edits)")
-    ctx = context.lean_context(a, lines, context.lean_index(a, lines))
+    by_id = context.lean_index(a, lines)
+    assert dict(by_id) == context.entry_index(context.entries_of(a))
+    ctx = context.lean_context(a, lines, by_id)
     want = context.build_context(context.entries_of(a))
     assert ctx == want
     sent, fresh = request(ctx), request(want)
@@ -122,3 +124,19 @@ def test_a_message_list_holds_what_a_list_of_context_messages_holds() -> None:
     assert held == items  # a slice is a copy
     with pytest.raises(IndexError):
         held[4]
+
+
+def test_the_entry_index_reads_the_tree_when_every_entry_has_a_string_id() -> None:
+    """Ids repeat (pi's ``byId`` keeps the last); one entry without an id makes it a dict."""
+    text = doc(header(), user("a", None), user("b", "a"), user("a", "b"), user("c", "a"))
+    a = analyze(text)
+    lines = context.lean_lines(a)
+    assert lines is not None
+    by_id = context.lean_index(a, lines)
+    assert isinstance(by_id, context.EntryIds)
+    assert dict(by_id) == {"a": 2, "b": 1, "c": 3} == context.entry_index(context.entries_of(a))
+    assert [by_id.get(k) for k in ("a", "zz", 7, None)] == [2, None, None, None]
+    b = analyze(doc(header(), user("a", None), user(None, "a")))
+    plain = context.lean_index(b, context.lean_lines(b) or [])
+    assert not isinstance(plain, context.EntryIds)
+    assert plain == context.entry_index(context.entries_of(b))

@@ -347,7 +347,7 @@ class State:
 
     lines: list[int]
     entries: list[tuple[int, Any]] | None
-    by_id: dict[Any, int]
+    by_id: Mapping[Any, int]
     values: Mapping[int, Any]
     edits: list[int]
     candidates: list[Candidate]
@@ -439,14 +439,22 @@ def extend(
     infos = a.infos
     edits = [*old.edits, *(ln for ln in lines if infos[ln].type == "context_edit")]
     candidates = [*old.candidates, *_candidates(a, lines)]
-    by_id = dict(old.by_id)
     state: State
     if old.entries is None:
         if len(edits) > len(old.edits):  # its contexts are built from values: pair afresh
             return check(a, reported)
         all_lines = [*old.lines, *lines]
-        for n, line in enumerate(lines, len(old.lines)):
-            by_id[context.fact_key(infos[line].ident)] = n
+        by_id: Mapping[Any, int]
+        if (
+            isinstance(old.by_id, context.EntryIds)
+            and all(type(infos[line].ident) is str for line in lines)
+            and all_lines == a.tree.entries
+        ):
+            by_id = context.EntryIds(a.tree.ids, all_lines)
+        else:
+            by_id = grown = dict(old.by_id)
+            for n, line in enumerate(lines, len(old.lines)):
+                grown[context.fact_key(infos[line].ident)] = n
         resumed = context.extend_lean_context(old.resumed, a, all_lines, by_id, len(old.lines))
         state = State(
             all_lines, None, by_id, _Values(infos), edits, candidates, dict(old.judged),
@@ -455,8 +463,9 @@ def extend(
     else:
         new = [(ln, infos[ln].value) for ln in lines]
         entries = [*old.entries, *new]
+        by_id = grown = dict(old.by_id)
         for n, (_, value) in enumerate(new, len(old.entries)):
-            by_id[context.entry_key(value)] = n
+            grown[context.entry_key(value)] = n
         resumed = context.extend_context(old.resumed, entries, by_id, len(old.entries))
         state = State(
             [*old.lines, *lines], entries, by_id, {**old.values, **dict(new)}, edits, candidates,

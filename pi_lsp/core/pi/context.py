@@ -27,6 +27,7 @@ the walk stops and ``cycle`` is set.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -431,7 +432,7 @@ def entry_key(entry: Any) -> Any:
 
 
 def _walk(
-    entries: list[tuple[int, Any]], leaf_id: Any, by_id: dict[Any, int]
+    entries: list[tuple[int, Any]], leaf_id: Any, by_id: Mapping[Any, int]
 ) -> tuple[int | None, list[tuple[int, Any]], bool]:
     """The leaf's index, the path (items of ``entries``, root → leaf) and whether a cycle
     stopped the walk."""
@@ -457,7 +458,7 @@ def _walk(
     return start, path, False
 
 
-def _parent_index(entry: Any, by_id: dict[Any, int]) -> int | None:
+def _parent_index(entry: Any, by_id: Mapping[Any, int]) -> int | None:
     """Where pi's walk goes from ``entry``: the index of the entry its ``parentId`` names
     (a falsy parentId, or one that names no entry, ends the walk: None)."""
     parent = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
@@ -489,7 +490,7 @@ def _compacted(path: list[tuple[int, Any]], at: int) -> list[tuple[int, Any]]:
 def build_context(
     entries: list[tuple[int, Any]],
     leaf_id: Any = UNDEFINED,
-    by_id: dict[Any, int] | None = None,
+    by_id: Mapping[Any, int] | None = None,
 ) -> SessionContext:
     """``buildSessionProjection(entries, leafId)`` over pi's (migrated) entries.
 
@@ -600,7 +601,7 @@ def _copy(ctx: SessionContext) -> SessionContext:
 
 
 def extend_context(
-    ctx: SessionContext, entries: list[tuple[int, Any]], by_id: dict[Any, int], start: int
+    ctx: SessionContext, entries: list[tuple[int, Any]], by_id: Mapping[Any, int], start: int
 ) -> SessionContext | None:
     """:func:`build_context` of ``entries`` (default leaf) from ``ctx``, the one of
     ``entries[:start]``, when each later entry is a child of the one before it and neither
@@ -655,20 +656,54 @@ def fact_key(value: Any) -> Any:
     return value if type(value) is str else _key(_fact(value))
 
 
-def lean_index(a: Analysis, lines: list[int]) -> dict[Any, int]:
-    """:func:`entry_index` of the entries on ``lines``, from their facts."""
+class EntryIds(Mapping[Any, int]):
+    """:func:`entry_index` of the entries on ``lines`` when they are the tree's entries and
+    each has a string id: read from the tree's ``ids`` (each id's last line, as pi's
+    ``byId`` keeps the last entry) and the position of that line in ``lines`` (ascending),
+    so it holds no item per entry."""
+
+    __slots__ = ("_ids", "_lines")
+
+    def __init__(self, ids: Mapping[str, int], lines: list[int]) -> None:
+        self._ids, self._lines = ids, lines
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        line = self._ids.get(key) if type(key) is str else None
+        if line is None:
+            return default
+        n = bisect.bisect_left(self._lines, line)
+        return n if n < len(self._lines) and self._lines[n] == line else default
+
+    def __getitem__(self, key: Any) -> int:
+        n = self.get(key)
+        if n is None:
+            raise KeyError(key)
+        return int(n)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (key for key in self._ids if key in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def lean_index(a: Analysis, lines: list[int]) -> Mapping[Any, int]:
+    """:func:`entry_index` of the entries on ``lines``, from their facts (an
+    :class:`EntryIds` when it can be one)."""
     infos = a.infos
+    if lines == a.tree.entries and all(type(infos[line].ident) is str for line in lines):
+        return EntryIds(a.tree.ids, lines)
     return {fact_key(infos[line].ident): n for n, line in enumerate(lines)}
 
 
-def _parent_at(parent: Any, by_id: dict[Any, int]) -> int | None:
+def _parent_at(parent: Any, by_id: Mapping[Any, int]) -> int | None:
     """:func:`_parent_index` of an entry whose ``parentId`` fact is ``parent``."""
     if type(parent) is str:
         return by_id.get(parent) if parent else None
     return by_id.get(_key(parent)) if parent is not ABSENT and js_truthy(parent) else None
 
 
-def lean_context(a: Analysis, lines: list[int], by_id: dict[Any, int]) -> SessionContext:
+def lean_context(a: Analysis, lines: list[int], by_id: Mapping[Any, int]) -> SessionContext:
     """:func:`build_context` (default leaf) of the entries on ``lines`` (:func:`lean_lines`),
     ``by_id`` their :func:`lean_index`: the same context, walked and selected on the facts
     of each line's result, its messages kept by those results (no parsed value held; the
@@ -760,7 +795,7 @@ def _lean_add_messages(messages: MessageList, a: Analysis, selected: list[int]) 
 
 
 def extend_lean_context(
-    ctx: SessionContext, a: Analysis, lines: list[int], by_id: dict[Any, int], start: int
+    ctx: SessionContext, a: Analysis, lines: list[int], by_id: Mapping[Any, int], start: int
 ) -> SessionContext | None:
     """:func:`extend_context` for a context :func:`lean_context` built: ``lines`` and
     ``by_id`` are those of every entry, the new ones from ``start`` on."""
