@@ -155,6 +155,7 @@ class Scheduler:
         self.indexing = Worker(1, "pi-lsp-index")
         self._drivers: dict[str, asyncio.Task[bool]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._release: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
         """Once the client is ready: ``ahead(stop)`` in the background thread, ``stop()``
@@ -184,10 +185,14 @@ class Scheduler:
 
     def release(self) -> None:
         """In :data:`RELEASE_AFTER` seconds, in the background thread: return freed
-        memory to the system (:func:`~pi_lsp.lsp.memory.give_back`)."""
-        asyncio.get_running_loop().call_later(
-            RELEASE_AFTER, self.background.submit, self._give_back
-        )
+        memory to the system (:func:`~pi_lsp.lsp.memory.give_back`); once for the calls
+        made meanwhile."""
+        if self._release is None:
+            self._release = asyncio.get_running_loop().call_later(RELEASE_AFTER, self._released)
+
+    def _released(self) -> None:
+        self._release = None
+        self.background.submit(self._give_back)
 
     def _give_back(self) -> None:
         """In the background thread: once no document is open, let the collector see
@@ -245,8 +250,9 @@ class Scheduler:
             if self.on_ready is not None:
                 self.on_ready(uri, prepared)
             replaced = doc.take_replaced()
-            if replaced:  # freed once the diagnostics are out, not before
-                self.freeing.submit(replaced.clear)
+            if replaced:  # freed once the diagnostics are out, not before; the heap the
+                self.freeing.submit(replaced.clear)  # analysis thread grew is trimmed then
+                self.release()
             snap = doc.snapshot()
             if self.warm is not None and snap is not None:
                 asyncio.get_running_loop().call_later(

@@ -149,3 +149,35 @@ async def test_start_runs_ahead_once_in_the_background_thread_and_logs_its_failu
     assert ran == [("pi-lsp-warm-up", False), ("pi-lsp-warm-up", True)]
     assert "preparing analyses failed: RuntimeError: no schemas" in caplog.text
     assert await s.current(uri) is not None
+
+
+async def test_an_analysis_that_replaced_another_gives_its_memory_back_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After an edit's analysis replaces the last one, the freed heap goes back to the
+    system (the server's resident size returns near an open's); requests to release made
+    meanwhile are one give-back."""
+    calls: list[int] = []
+    monkeypatch.setattr(scheduler, "RELEASE_AFTER", 0.05)
+    monkeypatch.setattr(scheduler, "give_back", lambda: calls.append(1))
+    uri = "file:///edited.jsonl"
+    document = Document.open(uri, doc(header(), user("a1", None)), 1, None, Options())
+    s = scheduler.Scheduler({uri: document})
+
+    async def settle(expected: int) -> None:
+        deadline = time.monotonic() + 10
+        while len(calls) < expected and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # no second give-back follows
+
+    s.schedule(uri)
+    await settle(0)
+    assert calls == []  # the first analysis replaced nothing
+    document.apply_change(Position(1, 0), Position(1, 0), user("a2", "a1") + "\n", "utf-16")
+    s.schedule(uri)
+    await settle(1)
+    assert calls == [1]
+    for _ in range(3):
+        s.release()
+    await settle(2)
+    assert calls == [1, 1]
