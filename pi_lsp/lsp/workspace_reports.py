@@ -7,8 +7,11 @@ settings generation. Files are analysed lazily (when a pull finds them stale), m
 once in a process pool, few in the calling thread. A file that changes on disk
 (``workspace/didChangeWatchedFiles``) is re-analysed at once, from its previous analysis:
 the last :data:`HOT` such analyses are kept, so a session pi keeps appending to is
-checked from its old end only (:func:`pi_lsp.core.checks.analysis.appended`). Nothing else of an
-analysis is kept, so a folder of several GB costs the memory of its diagnostics.
+checked from its old end only (:func:`pi_lsp.core.checks.analysis.appended`). A pull keeps
+the analyses of the files modified in the last :data:`LIVE` seconds (sessions pi is
+writing) the same way, so their first append after it is cheap too. Nothing else of an
+analysis is kept, so a folder of several GB costs the memory of its diagnostics (and of
+at most :data:`HOT` analyses).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 from pi_lsp.core.checks.analysis import analyze_file
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.text.files import Stamp, expand, stamp
+from pi_lsp.core.text.files import Stamp, cannot_read, expand, stamp
 from pi_lsp.core.text.lineindex import Encoding
 from pi_lsp.core.workspace.settings import Settings
 
@@ -34,6 +37,11 @@ from .disk_reports import Report, is_session, items, report
 
 HOT = 4
 """Analyses kept for the files that changed on disk most recently (their next append is cheap)."""
+
+LIVE = 600.0
+"""A file modified at most this many seconds before a pull analyses it is taken for a
+session pi is writing: the pull analyses it in its own thread and keeps the analysis (the
+:data:`HOT` newest such files), so that its first append after the pull is cheap too."""
 
 POOL_FROM = 8
 """At least this many stale files are analysed in a process pool; fewer in the calling thread."""
@@ -114,44 +122,64 @@ class WorkspaceReports:
     def analyse_all(
         self, paths: list[str], settings: Settings, encoding: Encoding
     ) -> Iterator[Report]:
-        """Reports of ``paths`` as they finish (in a process pool when there are many).
+        """Reports of ``paths`` as they finish (in a process pool when there are many; the
+        :meth:`_live` ones in this thread, their analyses kept, while the pool works).
 
         Runs in a worker thread; the pool lives only as long as the batch.
         """
-        if len(paths) < POOL_FROM:
-            for path in paths:
+        live = self._live(paths)
+        rest = [p for p in paths if p not in live]
+        if len(rest) < POOL_FROM:
+            for path in live:
+                yield self._analyse_kept(path, settings, encoding)
+            for path in rest:
                 yield report(path, settings, encoding)
             return
-        workers = max(1, min(len(paths) // 2, os.cpu_count() or 1, 4))
+        workers = max(1, min(len(rest) // 2, os.cpu_count() or 1, 4))
         context = multiprocessing.get_context("spawn")  # never fork a threaded server
         with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futures = [pool.submit(report, path, settings, encoding) for path in paths]
+            futures = [pool.submit(report, path, settings, encoding) for path in rest]
+            for path in live:
+                yield self._analyse_kept(path, settings, encoding)
             for future in concurrent.futures.as_completed(futures):
                 yield future.result()
+
+    def _live(self, paths: list[str]) -> list[str]:
+        """The :data:`HOT` files of ``paths`` modified most recently, within :data:`LIVE`
+        seconds."""
+        since = time.time_ns() - int(LIVE * 1e9)
+        found = [(at.mtime_ns, p) for p in paths if (at := stamp(p)) and at.mtime_ns >= since]
+        return [p for _, p in sorted(found, reverse=True)[:HOT]]
+
+    def _analyse_kept(self, path: str, settings: Settings, encoding: Encoding) -> Report:
+        """:func:`~pi_lsp.lsp.disk_reports.report` of ``path`` (in this thread), from its
+        kept analysis when it only grew since; the analysis is kept (the :data:`HOT` last)."""
+        before = stamp(path)
+        with self._lock:
+            previous = self.hot.pop(path, None)
+        if before is None:
+            return Report(path, None, [], f"{path}: not a readable file")
+        try:
+            if not is_session(path):
+                return Report(path, before, [])
+            analysis = analyze_file(path, Options(large_line=settings.large_line), previous)
+        except OSError as exc:
+            return Report(path, None, [], cannot_read(path, exc))
+        with self._lock:
+            self.hot[path] = analysis
+            while len(self.hot) > HOT:
+                self.hot.popitem(last=False)
+        return Report(path, before, items(analysis, settings, encoding))
 
     def follow(
         self, path: str, settings: Settings, encoding: Encoding, generation: int
     ) -> FileState | None:
         """Re-analyse a file that changed on disk, from its last analysis (in this thread)."""
-        before = stamp(path)
-        if before is None:
+        done = self._analyse_kept(path, settings, encoding)
+        if done.stamp is None:
             self.forget(path)
             return None
-        with self._lock:
-            previous = self.hot.pop(path, None)
-        options = Options(large_line=settings.large_line)
-        try:
-            if not is_session(path):
-                return self.store(Report(path, before, []), generation)
-            analysis = analyze_file(path, options, previous)
-        except OSError:
-            self.forget(path)
-            return None
-        with self._lock:
-            self.hot[path] = analysis
-            while len(self.hot) > HOT:
-                self.hot.popitem(last=False)
-        return self.store(Report(path, before, items(analysis, settings, encoding)), generation)
+        return self.store(done, generation)
 
     def forget(self, path: str) -> None:
         """Drop everything known about a file (deleted, or unreadable)."""

@@ -9,6 +9,7 @@ of the file (:func:`disk_reports.report`, what a pull computes), which are those
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +74,27 @@ def test_only_the_most_recently_changed_files_keep_an_analysis(tmp_path: Path) -
     paths[-1].unlink()
     assert reports.follow(str(paths[-1]), Settings(), "utf-16", 0) is None
     assert str(paths[-1]) not in reports.hot and str(paths[-1]) not in reports.files
+
+
+def test_a_pull_keeps_the_analysis_of_a_file_modified_lately(
+    tmp_path: Path, starts: list[int]
+) -> None:
+    """A session written in the last minutes (pi is writing it) keeps its analysis at the
+    pull, so its first append after it is checked from the old end; an older one does not."""
+    live, old = tmp_path / "live.jsonl", tmp_path / "old.jsonl"
+    for path in (live, old):
+        path.write_text(header(3) + "\n" + user("u1", None) + "\n", encoding="utf-8")
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    reports = WorkspaceReports([tmp_path])
+    done = {r.path: r for r in reports.analyse_all([str(old), str(live)], Settings(), "utf-16")}
+    assert list(reports.hot) == [str(live)]
+    assert done[str(live)] == report(str(live), Settings(), "utf-16")
+    for path in (live, old):
+        with path.open("a", encoding="utf-8") as f:
+            f.write(user("u2", "nope") + "\n")
+    starts.clear()
+    assert [d["code"] for d in _follow(reports, live)] == ["PI400"]
+    assert starts[0] == 1  # from the old last line; the fresh report then checks from 0
+    starts.clear()
+    assert [d["code"] for d in _follow(reports, old)] == ["PI400"]
+    assert starts[0] == 0
