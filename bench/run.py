@@ -345,6 +345,10 @@ class LspClient:
                     self.cond.notify_all()
 
     def _answer(self, msg: dict[str, Any]) -> None:
+        """Answer a request of the server (kept with the notifications, to be waited for)."""
+        with self.cond:
+            self.notes.append((msg["method"], Received(time.perf_counter(), msg.get("params"))))
+            self.cond.notify_all()
         result: Any = None
         if msg["method"] == "workspace/configuration":
             result = [None] * len(msg["params"]["items"])
@@ -451,7 +455,7 @@ class LspClient:
             self.proc.wait()
 
 
-CAPABILITIES = {
+CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},
     "window": {"workDoneProgress": True},
     "textDocument": {
@@ -926,6 +930,83 @@ def issue41_stdio(path: Path, latency: bool) -> dict[str, Any]:
     return out
 
 
+WATCHING = {
+    **CAPABILITIES,
+    "textDocument": {**CAPABILITIES["textDocument"], "diagnostic": {}},
+    "workspace": {
+        "workspaceFolders": True,
+        "diagnostics": {"refreshSupport": True},
+        "didChangeWatchedFiles": {"dynamicRegistration": True, "relativePatternSupport": True},
+    },
+}
+"""A client that pulls diagnostics, workspace ones too, and watches files (as VS Code)."""
+
+
+def _file_report(result: Any, uri: str) -> dict[str, Any]:
+    """The report of ``uri`` in a ``workspace/diagnostic`` result."""
+    found = [item for item in (result or {}).get("items", []) if item["uri"] == uri]
+    if not found:
+        raise RuntimeError(f"no workspace report of {uri}")
+    report: dict[str, Any] = found[0]
+    return report
+
+
+def issue41_watched(path: Path, grows: int = 2) -> dict[str, Any]:
+    """``path`` copied into a folder a pulling client has open, the file itself closed: a
+    workspace pull, then ``grows`` times pi's next entry appended to the file on disk and
+    announced by ``didChangeWatchedFiles``, each until the ``workspace/diagnostic/refresh``
+    the server then sends and the pull the client makes on it has answered (the file's new
+    report). Seconds of the first pull and of each growth; the number of items reported."""
+    folder = Path(tempfile.mkdtemp(prefix="pi-lsp-watched-"))
+    copy = folder / path.name
+    shutil.copyfile(path, copy)
+    uri = copy.resolve().as_uri()
+    client = LspClient.start()
+    out: dict[str, Any] = {"grow": []}
+    try:
+        root = folder.resolve().as_uri()
+        client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root,
+                "workspaceFolders": [{"uri": root, "name": folder.name}],
+                "capabilities": WATCHING,
+            },
+        )
+        client.notify("initialized", {})
+        took, result, error = client.request("workspace/diagnostic", {"previousResultIds": []})
+        if error is not None:
+            raise RuntimeError(f"workspace/diagnostic failed: {error}")
+        out["pull"] = took
+        report = _file_report(result, uri)
+        client.wait_idle()
+        text = copy.read_text(encoding="utf-8", errors="surrogateescape")
+        for n in range(grows):
+            entry = appended_entry(text, f"watch{n:04d}")
+            with copy.open("a", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(entry)
+            text += entry
+            change = {"changes": [{"uri": uri, "type": 2}]}
+            t = client.notify("workspace/didChangeWatchedFiles", change)
+            client.wait_note("workspace/diagnostic/refresh", lambda _: True, timeout=600)
+            previous = [{"uri": uri, "value": report["resultId"]}]
+            at, result, error = client.wait_response(
+                client.request_async("workspace/diagnostic", {"previousResultIds": previous})[0],
+                600,
+            )
+            report = _file_report(result, uri)
+            if error is not None or report["kind"] != "full":
+                raise RuntimeError(f"no new report after growth {n + 1}: {error or report}")
+            out["grow"].append(at - t)
+            out["items"] = len(report["items"])
+            client.wait_idle()
+    finally:
+        client.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def issue41(
     sizes: list[int], images_mb: int, latency_mb: int, modules: Path | None, repeat: int
 ) -> dict[str, Any]:
@@ -955,6 +1036,7 @@ def issue41(
                 "pi_rss": pi_peaks(path, modules, repeat),
                 "check_rss": check_peaks(path, repeat),
                 "lsp": issue41_stdio(path, latency),
+                "watched": issue41_watched(path),
             }
         )
     out["load_average"] = os.getloadavg()
@@ -1214,6 +1296,25 @@ def issue41_tables(part: dict[str, Any]) -> str:
             f"{_ms(lsp.get('symbols_after_open'))} | {_ms(lsp['append'])} | "
             f"{_ratio(lsp['append'], lsp['open'])} | {_ms(lsp['append_incremental'])} | "
             f"{_ratio(lsp['append_incremental'], lsp['open'])} |"
+        )
+    out += [
+        "",
+        "A watched file that grew (ms; one run): the file closed in a folder a client that "
+        "pulls has open; after a workspace pull, pi's next entry appended on disk, twice, "
+        "each announced by didChangeWatchedFiles → the server's workspace/diagnostic/refresh "
+        "→ the client's pull answered with the file's new report; over the open above "
+        "(target ≤ 0.15).",
+        "",
+        "| file | MiB | workspace pull | first growth | / open | second growth | / open |",
+        "|" + "---|" * 7,
+    ]
+    for r in part["files"]:
+        watched, opened = r.get("watched"), r["lsp"]["open"]
+        if not watched:
+            continue
+        cells = " | ".join(f"{_ms(t)} | {_ratio(t, opened)}" for t in watched["grow"])
+        out.append(
+            f"| {r['file']} | {r['bytes'] / MIB:.1f} | {_ms(watched['pull'])} | {cells} |"
         )
     for r in part["files"]:
         lsp = r["lsp"]

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.core.checks.analysis import analyze_file
+from pi_lsp.core.checks.analysis import analyze
 from pi_lsp.core.entries.model import Analysis, Options
-from pi_lsp.core.text.files import Stamp, cannot_read, expand, stamp
+from pi_lsp.core.text.files import Mark, Stamp, cannot_read, expand, read_grown, read_marked, stamp
 from pi_lsp.core.text.lineindex import Encoding
 from pi_lsp.core.workspace.settings import Settings
 
@@ -71,7 +71,7 @@ class WorkspaceReports:
     def __init__(self, roots: list[Path]) -> None:
         self.roots = roots
         self.files: dict[str, FileState] = {}
-        self.hot: OrderedDict[str, Analysis] = OrderedDict()
+        self.hot: OrderedDict[str, tuple[Analysis, Mark | None]] = OrderedDict()
         self._lock = threading.Lock()
         self._listed: list[str] | None = None
         self._listed_at = 0.0
@@ -153,20 +153,24 @@ class WorkspaceReports:
 
     def _analyse_kept(self, path: str, settings: Settings, encoding: Encoding) -> Report:
         """:func:`~pi_lsp.lsp.disk_reports.report` of ``path`` (in this thread), from its
-        kept analysis when it only grew since; the analysis is kept (the :data:`HOT` last)."""
+        kept analysis when it only grew since (the new bytes read only, the lines after the
+        old end checked only); the analysis is kept (the :data:`HOT` last)."""
         before = stamp(path)
         with self._lock:
-            previous = self.hot.pop(path, None)
+            previous, mark = self.hot.pop(path, (None, None))
         if before is None:
             return Report(path, None, [], f"{path}: not a readable file")
         try:
             if not is_session(path):
                 return Report(path, before, [])
-            analysis = analyze_file(path, Options(large_line=settings.large_line), previous)
+            grown = read_grown(Path(path), previous.text, mark) if previous and mark else None
+            text, mark = grown if grown is not None else read_marked(Path(path))
+            options = Options(large_line=settings.large_line)
+            analysis = analyze(text, path, options, previous)
         except OSError as exc:
             return Report(path, None, [], cannot_read(path, exc))
         with self._lock:
-            self.hot[path] = analysis
+            self.hot[path] = (analysis, mark)
             while len(self.hot) > HOT:
                 self.hot.popitem(last=False)
         return Report(path, before, items(analysis, settings, encoding))

@@ -7,13 +7,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pi_lsp.core.text.files import (
     cannot_read,
     decode,
     expand,
     read_bytes,
+    read_grown,
     read_lines,
+    read_marked,
     read_text,
     session_id_in_name,
     sessions_dir,
@@ -138,3 +142,46 @@ def test_expand_follows_a_symlinked_folder_once(tmp_path: Path) -> None:
     (top / "link2").symlink_to(real)
     got = list(expand([top]))
     assert got == [top / "link" / "s.jsonl"]
+
+
+_PIECES = st.lists(
+    st.sampled_from([b"a", b"{}", b"\n", b"\xc3\xa9", b"\xf0\x9f\x98\x80", b"\xff", b" "]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=200)
+@given(_PIECES, _PIECES)
+def test_a_file_that_grew_reads_as_the_whole_file(
+    tmp_path_factory: pytest.TempPathFactory, old: bytes, new: bytes
+) -> None:
+    """Read, then grown by ``new``: only the new bytes (and the old last line) are split,
+    and the lines and the mark are those of reading the grown file whole."""
+    path = tmp_path_factory.mktemp("grown") / "s.jsonl"
+    path.write_bytes(old)
+    text, mark = read_marked(path)
+    assert mark is not None and text == split_lines(decode(old))
+    path.write_bytes(old + new)
+    grown = read_grown(path, text, mark)
+    whole, whole_mark = read_marked(path)
+    assert grown is not None and whole_mark is not None
+    assert grown[0] == whole
+    assert (grown[1].size, grown[1].last_start) == (whole_mark.size, whole_mark.last_start)
+    assert grown[1].state.digest() == whole_mark.state.digest()
+
+
+def test_a_file_changed_before_its_end_or_shrunk_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a":1}\n{"b":2}\n')
+    text, mark = read_marked(path)
+    assert mark is not None
+    path.write_bytes(b'{"a":9}\n{"b":2}\n{"c":3}\n')  # grew, but an old byte changed
+    assert read_grown(path, text, mark) is None
+    path.write_bytes(b'{"a":1}\n')  # shrank
+    assert read_grown(path, text, mark) is None
+    path.write_bytes(b'{"a":1}\n{"b":2}\n{"c":3}\r\n')  # grew with a carriage return
+    assert read_grown(path, text, mark) is None
+    path.write_bytes(b'{"a":1}\n{"b":2}\n{"c":3}\n')
+    grown = read_grown(path, text, mark)
+    assert grown is not None and grown[0].lines == ['{"a":1}', '{"b":2}', '{"c":3}', ""]
+    assert grown[0].lines[0] is text.lines[0]  # the old lines are kept, not read again

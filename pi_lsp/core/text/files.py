@@ -8,7 +8,9 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePath
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
+
+import xxhash
 
 from .lineindex import Lines, SplitText, Stored, pack, split_lines
 
@@ -78,13 +80,61 @@ def read_lines(path: Path) -> SplitText:
     single emoji appears in it). A file with a carriage return (pi writes none) is read
     whole and split as text.
     """
+    return read_marked(path)[0]
+
+
+class Mark(NamedTuple):
+    """Where a read of a file ended (:func:`read_marked`): the bytes read, where the last
+    line starts among them, and their XXH3-128 state, by which :func:`read_grown` tells
+    that the file only grew since. A file whose first bytes hash the same but differ (a
+    128-bit collision, some 2**-128 for bytes nobody chose to collide) would pass for one
+    that grew."""
+
+    size: int
+    last_start: int
+    state: xxhash.xxh3_128
+
+
+def read_marked(path: Path) -> tuple[SplitText, Mark | None]:
+    """:func:`read_lines`, and the :class:`Mark` of what was read (None for a file split
+    as text: one with a carriage return)."""
     _refuse_irregular(path)
+    reader = _Reader(xxhash.xxh3_128())
     try:
-        lines = Lines.from_raw(list(stream_lines(path)))
+        with path.open("rb") as file:
+            lines = Lines.from_raw(list(reader.lines(file)))
     except CarriageReturn:
         with path.open("rb") as file:
-            return split_lines(decode(file.read()))
-    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+            return split_lines(decode(file.read())), None
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""]), reader.mark()
+
+
+def read_grown(path: Path, old: SplitText, mark: Mark) -> tuple[SplitText, Mark] | None:
+    """:func:`read_marked` of a file that, since ``old`` and ``mark`` were read from it, only
+    grew: ``old``'s lines but its last, which is read again with what follows (pi may have
+    completed it), and the new ones; None when its first ``mark.size`` bytes are not those
+    read (or it holds a carriage return): read it whole. Reads only the new bytes into
+    lines; the old ones are read and hashed, not decoded."""
+    _refuse_irregular(path)
+    state = mark.state.copy()
+    with path.open("rb") as file:
+        if os.fstat(file.fileno()).st_size < mark.size:
+            return None
+        seen = xxhash.xxh3_128()
+        left = mark.size
+        while left > 0 and (chunk := file.read(min(_CHUNK, left))):
+            seen.update(chunk)
+            left -= len(chunk)
+        if left or seen.digest() != state.digest():
+            return None
+        file.seek(mark.last_start)
+        reader = _Reader(state, mark.last_start, hashed=mark.size)
+        try:
+            tail = list(reader.lines(file))
+        except CarriageReturn:
+            return None
+    lines = old.lines[:-1] + Lines.from_raw(tail)
+    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""]), reader.mark()
 
 
 class CarriageReturn(Exception):
@@ -95,11 +145,24 @@ def stream_lines(path: Path) -> Iterator[Stored]:
     """A file's lines one at a time, as :func:`read_lines` stores them (a file split at
     line feeds only: :class:`CarriageReturn` at the first carriage return), holding one
     chunk and one line at a time."""
-    head: list[bytes] = []  # the start of a line that runs past the chunks read so far
     with path.open("rb") as file:
+        yield from _Reader(None).lines(file)
+
+
+class _Reader:
+    """Splits a file read from ``at`` into stored lines, hashing the bytes past ``hashed``
+    into ``state`` (when given), and knows where the last line starts."""
+
+    def __init__(self, state: xxhash.xxh3_128 | None, at: int = 0, hashed: int = 0) -> None:
+        self.state, self.at, self.hashed, self.last_start = state, at, hashed, at
+
+    def lines(self, file: BinaryIO) -> Iterator[Stored]:
+        """The lines from the file's position on (:class:`CarriageReturn` at a ``\r``)."""
+        head: list[bytes] = []  # the start of a line that runs past the chunks read so far
         while chunk := file.read(_CHUNK):
             if b"\r" in chunk:
                 raise CarriageReturn
+            self._hash(chunk)
             start = 0
             while (end := chunk.find(b"\n", start)) >= 0:
                 if head:
@@ -109,8 +172,19 @@ def stream_lines(path: Path) -> Iterator[Stored]:
                 else:
                     yield _stored(chunk[start:end])
                 start = end + 1
+                self.last_start = self.at + start
             head.append(chunk[start:])
-    yield _stored(b"".join(head))
+            self.at += len(chunk)
+        yield _stored(b"".join(head))
+
+    def _hash(self, chunk: bytes) -> None:
+        if self.state is not None and self.at + len(chunk) > self.hashed:
+            self.state.update(chunk[max(0, self.hashed - self.at) :])
+
+    def mark(self) -> Mark:
+        """The :class:`Mark` of what was read."""
+        assert self.state is not None
+        return Mark(self.at, self.last_start, self.state)
 
 
 def _stored(line: bytes) -> Stored:
