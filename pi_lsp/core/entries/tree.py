@@ -302,12 +302,18 @@ class Tree:
     @property
     def branch_points(self) -> list[int]:
         """Entries with more than one child, in file order."""
-        return [line for line in self.entries if len(self.children.get(line, ())) > 1]
+        first, after = self.children._first, self.children._next  # read in place
+        return [
+            line
+            for line in self.entries
+            if line < len(first) and first[line] != _NO_LINE and after[first[line]] != _NO_LINE
+        ]
 
     @property
     def leaves(self) -> list[int]:
         """Entries without children, in file order."""
-        return [line for line in self.entries if not self.children.get(line)]
+        first = self.children._first
+        return [line for line in self.entries if line >= len(first) or first[line] == _NO_LINE]
 
 
 def build(

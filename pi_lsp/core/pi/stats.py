@@ -25,7 +25,7 @@ an assistant turn (pi's ``calculateContextTokens`` of its usage).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -302,27 +302,31 @@ def _key(obj: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _branch_of(tree: Tree) -> tuple[dict[int, int], list[tuple[int, int | None]]]:
-    """Each entry's branch: 0 on the active path, else its abandoned subtree's index.
+    """Each entry's branch: 0 on the active path (left out of the map: read it with
+    ``.get(line, 0)``), else its abandoned subtree's index.
 
     Returns the map and, per abandoned subtree, ``(first line, line it hangs below)``.
     """
-    branch: dict[int, int] = dict.fromkeys(tree.active_set, 0)
+    active = tree.active_set
+    branch: dict[int, int] = {}
     starts: list[tuple[int, int | None]] = []
     for line in tree.entries:
+        if line in active or line in branch:
+            continue
         chain: list[int] = []
         node: int | None = line
         seen: set[int] = set()
-        while node is not None and node not in branch and node not in seen:
+        while node is not None and node not in active and node not in branch and node not in seen:
             seen.add(node)
             chain.append(node)
             parent = tree.parent.get(node)
-            if parent is None or parent in tree.active_set or parent in seen:
-                starts.append((node, parent if parent in tree.active_set else None))
+            if parent is None or parent in active or parent in seen:
+                starts.append((node, parent if parent in active else None))
                 branch[node] = len(starts)
                 chain.pop()
                 break
             node = parent
-        top = branch[node] if node is not None and node in branch else 0
+        top = branch.get(node, 0) if node is not None else 0
         for n in chain:
             branch[n] = top
     return branch, starts
@@ -463,17 +467,26 @@ def read_file(path: str) -> FileStats:
     return from_lines(path, f.infos, f.tree, f.header_line, f.fmt, f.empty)
 
 
-def analysis_totals(a: Analysis) -> tuple[Totals, PathSplit | None]:
+def analysis_totals(
+    a: Analysis, visit: Callable[[LineInfo, dict[str, Any]], None] | None = None
+) -> tuple[Totals, PathSplit | None]:
     """The totals of :func:`analysis_stats` (the same sums, added in the same order) and
     what the active path and the abandoned branches cost (None: nothing was abandoned),
-    counted without a record per entry."""
+    counted without a record per entry. ``visit(info, value)`` is called with each entry's
+    result and value, in file order (each line is parsed once for both)."""
     infos, tree = a.infos, a.tree
     if refusal(infos, a.header_line, a.fmt, no_bytes(a.text.lines)) is not None:
+        if visit is not None:
+            for line in tree.entries:
+                visit(infos[line], infos[line].obj)
         return Totals(), None
     branch, starts = _branch_of(tree)
     whole, active, abandoned = Totals(), Totals(), Totals()
     for line in tree.entries:  # in file order, as the counted records are summed
-        obj = infos[line].obj
+        info = infos[line]
+        obj = info.obj
+        if visit is not None:
+            visit(info, obj)
         message = obj.get("message") if obj.get("type") == "message" else None
         item = _count(obj, message, None, (line, branch.get(line, 0), 0, 0.0))
         if item is not None:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..entries.lines import Kind
+from ..entries.lines import Kind, LineInfo
 from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 from ..pi.stats import PathSplit, Usage, analysis_totals, parse_stamp, read_usage
@@ -259,6 +259,12 @@ def usage_of(obj: dict[str, Any]) -> Usage | None:
 
 def model_of(obj: dict[str, Any]) -> str | None:
     """``provider/model`` named by an assistant message, a model change or a v1 header."""
+    name = _model_name(obj)
+    return None if name is None else clip(name, 80)
+
+
+def _model_name(obj: dict[str, Any]) -> str | None:
+    """:func:`model_of`, not clipped."""
     message = obj.get("message")
     if obj.get("type") == "message" and isinstance(message, dict):
         if message.get("role") != "assistant":
@@ -268,8 +274,7 @@ def model_of(obj: dict[str, Any]) -> str | None:
         provider, model = obj.get("provider"), obj.get("modelId", obj.get("model"))
     if not isinstance(model, str):
         return None
-    name = f"{provider}/{model}" if isinstance(provider, str) else model
-    return clip(name, 80)
+    return f"{provider}/{model}" if isinstance(provider, str) else model
 
 
 def role_of(obj: dict[str, Any]) -> str | None:
@@ -438,35 +443,65 @@ class SessionTotals:
         }
 
 
+def session_name(a: Analysis) -> str | None:
+    """The session's name: the last ``session_info`` entry's (None when it is blank or
+    there is none), found by the entries' types (only that entry is parsed)."""
+    infos = a.infos
+    line = next((n for n in reversed(a.tree.entries) if infos[n].type == "session_info"), None)
+    if line is None:
+        return None
+    value = infos[line].obj.get("name")
+    return clip(value, 120) if isinstance(value, str) and value.strip() else None
+
+
+class _Tally:
+    """What :func:`session_totals` counts of each entry besides pi's stats: roles, models
+    (raw names, clipped once at the end), compactions, the first and last time."""
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.roles: dict[str, int] = {}
+        self.models: dict[str, None] = {}
+        if (first := _model_name(header)) is not None and header.get("type") == "session":
+            self.models[first] = None
+        self.compactions = 0
+        when = parse_stamp(header.get("timestamp"))
+        self.started, self.ended = when, when
+
+    def add(self, info: LineInfo, obj: dict[str, Any]) -> None:
+        """Count one entry (its result and value)."""
+        etype = info.type
+        role = info.role  # a message entry's role
+        if etype == "message" and isinstance(role, str):
+            self.roles[role] = self.roles.get(role, 0) + 1
+        if (model := _model_name(obj)) is not None and model not in self.models:
+            self.models[model] = None
+        if etype == "compaction":
+            self.compactions += 1
+        if (when := parse_stamp(obj.get("timestamp"))) is not None:
+            if self.started is None or when < self.started:
+                self.started = when
+            if self.ended is None or when > self.ended:
+                self.ended = when
+
+    def clipped_roles(self) -> dict[str, int]:
+        """The roles counted, each clipped as :func:`role_of` clips it."""
+        out: dict[str, int] = {}
+        for role, count in self.roles.items():
+            key = clip(role, 40)
+            out[key] = out.get(key, 0) + count
+        return out
+
+
 @per_analysis
 def session_totals(a: Analysis) -> SessionTotals:
-    """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`)."""
+    """Totals over every entry of the file (tokens, cost and tool calls: :mod:`.stats`),
+    each line parsed once."""
     header = a.header
     tree = a.tree
-    roles: dict[str, int] = {}
-    counted, split = analysis_totals(a)  # tokens, cost and tool calls as pi counts them
-    models: dict[str, None] = {}
-    if (first_model := model_of(header)) is not None and header.get("type") == "session":
-        models[first_model] = None
-    name: str | None = None
-    compactions = 0
-    times = [t for t in [parse_stamp(header.get("timestamp"))] if t is not None]
-    for line in tree.entries:
-        obj = a.infos[line].obj
-        etype = obj.get("type")
-        role = role_of(obj) if etype == "message" else None
-        if role is not None:
-            roles[role] = roles.get(role, 0) + 1
-        if (model := model_of(obj)) is not None:
-            models.setdefault(model, None)
-        if etype == "compaction":
-            compactions += 1
-        elif etype == "session_info":
-            value = obj.get("name")
-            name = clip(value, 120) if isinstance(value, str) and value.strip() else None
-        if (stamp := parse_stamp(obj.get("timestamp"))) is not None:
-            times.append(stamp)
-    started, ended = (min(times), max(times)) if times else (None, None)
+    tally = _Tally(header)
+    counted, split = analysis_totals(a, tally.add)  # tokens, cost and tool calls as pi counts them
+    models = tuple(dict.fromkeys(clip(m, 80) for m in tally.models))
+    started, ended = tally.started, tally.ended
     ident = header.get("id")
     cwd = header.get("cwd")
     parent = header.get("parentSession")
@@ -474,19 +509,19 @@ def session_totals(a: Analysis) -> SessionTotals:
         fmt=a.fmt,
         version=a.version,
         id=clip(ident, 80) if isinstance(ident, str) else None,
-        name=name,
+        name=session_name(a),
         cwd=clip(cwd, 200) if isinstance(cwd, str) else None,
         parent_session=clip(parent, 300) if isinstance(parent, str) else None,
         entries=len(tree.entries),
-        roles=roles,
+        roles=tally.clipped_roles(),
         branches=len(tree.branch_points),
         leaves=len(tree.leaves),
         roots=len(tree.roots),
-        compactions=compactions,
+        compactions=tally.compactions,
         tool_calls=counted.tool_calls,
         active_path=len(tree.active),
         usage=counted.usage,
-        models=tuple(models),
+        models=models,
         started=started.isoformat().replace("+00:00", "Z") if started else None,
         ended=ended.isoformat().replace("+00:00", "Z") if ended else None,
         duration=(ended - started).total_seconds() if started and ended else None,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..entries.model import Analysis
 from ..entries.tree import Tree
-from .describe import clip, entry_title, kind_label, session_totals
+from .describe import clip, entry_title, kind_label, session_name
 from .numbering import shown
 from .refs import labels
 
@@ -82,9 +82,12 @@ def _entry_node(a: Analysis, line: int, label: str | None, end: int) -> OutlineN
 
 
 def _header_node(a: Analysis, line: int) -> OutlineNode:
-    totals = session_totals(a)
-    name = totals.name or (f"session {totals.id}" if totals.id else "session")
-    detail = f"v{totals.version} · {totals.entries} entries"
+    """The header's node: the session's name (or id), version, entries and leaf (read
+    without the totals, which count every entry)."""
+    ident = a.header.get("id")
+    ident = clip(ident, 80) if isinstance(ident, str) else None
+    name = session_name(a) or (f"session {ident}" if ident else "session")
+    detail = f"v{a.version} · {len(a.tree.entries)} entries"
     if a.tree.leaf is not None:
         detail += f" · leaf on line {shown(a.tree.leaf)}"
     return OutlineNode(clip(name, NAME_LIMIT), detail, "header", line, line)
