@@ -24,15 +24,6 @@ class Fold:
     title: str
 
 
-def _is_user(a: Analysis, line: int) -> bool:
-    message = a.infos[line].obj.get("message")
-    return (
-        a.infos[line].obj.get("type") == "message"
-        and isinstance(message, dict)
-        and message.get("role") == "user"
-    )
-
-
 def turn_folds(a: Analysis) -> list[Fold]:
     """One fold per turn that spans more than one line, in file order."""
     out: list[Fold] = []
@@ -46,7 +37,7 @@ def turn_folds(a: Analysis) -> list[Fold]:
     for line, info in enumerate(a.infos):
         if info.kind is not Kind.ENTRY:
             continue
-        if _is_user(a, line):
+        if info.type == "message" and info.role == "user":  # the line's facts: no parse
             close()
             start, last = line, line
         elif start is not None and a.tree.is_ancestor(start, line):
