@@ -823,7 +823,7 @@ def reanalysis_changes(header: str, line_count: int) -> list[Change]:
 
 def small_doc_asks(uri: str, text: str, caps: dict[str, Any]) -> list[tuple[str, Any]]:
     """Hover, definition and completion (those the server offers) on the small document,
-    all inside the first ``parentId`` value it holds."""
+    all inside the first ``parentId`` value it holds, and its documentSymbol."""
     lines = text.split("\n")
     key = '"parentId":"'
     n = next((i for i, line in enumerate(lines) if key in line), 0)
@@ -837,7 +837,10 @@ def small_doc_asks(uri: str, text: str, caps: dict[str, Any]) -> list[tuple[str,
         ("textDocument/definition", "definitionProvider"),
         ("textDocument/completion", "completionProvider"),
     )
-    return [(method, params) for method, cap in offered if caps.get(cap)]
+    asks = [(method, params) for method, cap in offered if caps.get(cap)]
+    if caps.get("documentSymbolProvider"):
+        asks.append(("textDocument/documentSymbol", {"textDocument": {"uri": uri}}))
+    return asks
 
 
 def during_reanalysis(
@@ -881,7 +884,7 @@ def issue41_stdio(path: Path, latency: bool) -> dict[str, Any]:
     Its resident size idle, then its peak after didOpen → publishDiagnostics and again
     after the documentSymbol an editor sends right after an open; an appended line sent as
     the whole text, then one inserted at the end (a ranged change): each → its
-    publishDiagnostics. With ``latency``: hover, definition and completion on the small
+    publishDiagnostics. With ``latency``: hover, definition, completion and documentSymbol on the small
     document while each of ``reanalysis_changes`` is analysed, and their idle latencies.
     """
     data = path.read_bytes()
@@ -1239,7 +1242,12 @@ def _spread(values: list[float]) -> str:
     return f"{_ms(p50)} / {_ms(p95)} / {_ms(values[-1])} ({len(values)})"
 
 
-METHODS = ("textDocument/hover", "textDocument/definition", "textDocument/completion")
+METHODS = (
+    "textDocument/hover",
+    "textDocument/definition",
+    "textDocument/completion",
+    "textDocument/documentSymbol",
+)
 
 
 def issue41_tables(part: dict[str, Any]) -> str:
@@ -1328,8 +1336,9 @@ def issue41_tables(part: dict[str, Any]) -> str:
             f"answer (ms: p50 / p95 / max (count); idle, best of 5: {idle_ms}; "
             "target p95 ≤ 100):",
             "",
-            "| change | re-analysis (didChange→diag) | hover | definition | completion | errors or empty answers |",
-            "|" + "---|" * 6,
+            "| change | re-analysis (didChange→diag) | hover | definition | completion | "
+            "documentSymbol | errors or empty answers |",
+            "|" + "---|" * 7,
         ]
         for rnd in lsp["rounds"]:
             cells = " | ".join(_spread(rnd["latencies"].get(m, [])) for m in METHODS)
