@@ -19,7 +19,9 @@ paused as ``analyze`` pauses it:
   checks pick: by entry type, and by role for a message), the least a PI200 needs;
 - ``pi's context``: what pi's load itself computes, in pi-lsp's code: the entries and
   their index, the context of the resumed leaf, and the request pi-ai builds from it
-  (``context.build_context``, ``sent.request``), which PI423 needs.
+  (``sent.request``), which PI423 needs; built as the analysis builds it: on the lines'
+  facts (``context.lean_context``) where it can, else from the entries' values
+  (``context.build_context``).
 
 ``open`` adds decode, orjson, schema and pi's context. It leaves out everything else an
 open does: the pipe (shown on its own), the classification of each line, the tree, the
@@ -122,8 +124,12 @@ def parts(path: Path, text: str, repeat: int) -> dict[str, Any]:
                 check.is_valid(value)
 
     def pi_context() -> None:
-        found = context.entries_of(a)
-        ctx = context.build_context(found, by_id=context.entry_index(found))
+        lines = context.lean_lines(a)  # as pairing builds it: on the lines' facts where it can
+        if lines is not None:
+            ctx = context.lean_context(a, lines, context.lean_index(a, lines))
+        else:
+            found = context.entries_of(a)
+            ctx = context.build_context(found, by_id=context.entry_index(found))
         if not ctx.cycle:
             sent.request(ctx)
 

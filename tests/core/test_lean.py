@@ -77,6 +77,16 @@ def test_an_analysis_holds_no_value_of_a_short_line_but_its_facts() -> None:
     assert sent == ["user", "assistant", "toolResult", "user"]  # a custom entry is not sent
 
 
+def test_a_v1_analysis_keeps_its_values_which_the_migration_reads() -> None:
+    """pi migrates a v1 session from its entries' values (ids made up, parents chained): an
+    analysis of one keeps them, so the migration, pi's entries and its context do not parse
+    each line again (a v1 session is an old one: small)."""
+    text = doc(header(1), user(None, False), assistant(None, False), user(None, False))
+    a = analyze(text)
+    assert a.version == 1
+    assert all(a.infos[n].held is not None and a.infos[n].source is None for n in range(1, 4))
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_totals_counted_without_records_are_the_sums_of_the_records(path: Path) -> None:
     a = analyze(read_lines(path))

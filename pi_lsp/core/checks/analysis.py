@@ -291,7 +291,7 @@ class _LinePass:
         if slim:
             if info.held is not None:
                 info.value = slim_value(info.value)
-        elif not keep:
+        elif not keep and ctx.version != 1:  # v1: migrated from the values (kept)
             info.parsed_on_demand(key)
         self._share_ids(info)
         return info

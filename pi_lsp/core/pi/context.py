@@ -398,7 +398,7 @@ def entries_of(a: Analysis) -> list[tuple[int, Any]]:
 
     Values are the analysis's: slim on long lines, enough for links and structure.
     """
-    return _entries(a, migrate.plan(a, edits=False))
+    return _entries(a, migrate.value_plan(a))
 
 
 def _entries(
@@ -636,7 +636,7 @@ def lean_lines(a: Analysis) -> list[int] | None:
     from each line's facts (:func:`lean_context`): a session holding no ``context_edit`` that
     pi does not migrate, or migrates from v2 only by its header's version (no
     ``hookMessage`` to rename); else None (build it from :func:`entries_of`)."""
-    m = migrate.plan(a, edits=False)
+    m = migrate.value_plan(a)
     if m is not None and (m.from_version != 2 or m.renamed):
         return None
     infos = a.infos
@@ -831,7 +831,7 @@ def session_context(
     the entry on that line (how v1 entries, which have no ids yet, are named); a line
     that holds no entry falls back to the last entry, as an unknown id does.
     """
-    m = migrate.plan(a, edits=False)  # one plan: a v1 file's ids are made up by it
+    m = migrate.value_plan(a)  # one plan: a v1 file's ids are made up by it
     entries = _entries(a, m)
     if leaf_line is not None:
         leaf_id = next((_get(v, "id") for line, v in entries if line == leaf_line), UNDEFINED)

@@ -24,6 +24,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 from ..text.jsonl import member_keys
 from ..text.textedit import (
@@ -96,6 +97,13 @@ def _compaction_edits(
         (_, (start, _), (_, end)) = members[0]
         return [TextEdit.replace(line, start, end, f'"firstKeptEntryId":{encoded}')], []
     return remove_members(text, line, {"firstKeptEntryIndex"}), [("firstKeptEntryId", value)]
+
+
+@per_analysis
+def value_plan(a: Analysis) -> Migration | None:
+    """:func:`plan` of ``a`` without its edits (what the values become), once per analysis:
+    the context, pairing and views read it."""
+    return plan(a, edits=False)
 
 
 def plan(a: Analysis, *, edits: bool = True) -> Migration | None:
