@@ -31,7 +31,7 @@ from pi_lsp.core.text.lineindex import Encoding, from_units, split_lines, units
 from pi_lsp.core.views import refs
 
 from .pi_sessions import doc as doc_text
-from .pi_sessions import header, js, user
+from .pi_sessions import header, hook, js, user
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BASES = [
@@ -559,3 +559,20 @@ def test_an_edit_of_a_header_below_a_line_python_strips_away_relates_to_its_new_
     related = [r.span for f in after.findings if f.code == "PI101" for r in f.related]
     assert related == [(1, 0, len(first) + 7)]
     assert _findings(after) == _findings(analyze(document.source))
+
+
+def test_a_line_checked_again_under_another_header_keeps_its_result_when_nothing_changes() -> None:
+    """A header change checks every line again; a line whose issues and value stay the same
+    keeps the very result the last analysis holds (not a second copy), and the analysis
+    equals a fresh one; a line whose issues change gets a result of its own."""
+    entries = [user(f"u{n}", f"u{n - 1}" if n else None, "hi") for n in range(6)]
+    text = doc_text(header(3), *entries, hook("h", "u5"), user("z", "h"))
+    doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
+    before = doc.analysis
+    line, col = _position(doc, '"version":')
+    at = col + len('"version":')
+    doc.apply_change(Position(line, at), Position(line, at + 1), "2", "utf-16")
+    after = check_same(doc, doc.source)
+    assert [after.infos[n] is before.infos[n] for n in range(2, 7)] == [True] * 5
+    assert before.infos[7].issues != after.infos[7].issues  # a hookMessage: v3 names no such role
+    assert after.infos[7] is not before.infos[7]

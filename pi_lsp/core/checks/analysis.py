@@ -278,8 +278,9 @@ class _LinePass:
         several times the line's size) but where ``keep`` says the line is the first or last
         non-blank one (parsed trimmed)."""
         slim = len(key) >= SLIM_LINE
+        known = None  # an earlier analysis's result of this text, under another context
         if base is None and other:
-            base = _lookup(other, key, slim)
+            base = known = _lookup(other, key, slim)
         line = plain(key)  # a line stored as UTF-8 is decoded only when need be
         if base is not None:
             info = base.unchecked()
@@ -293,8 +294,21 @@ class _LinePass:
                 info.value = slim_value(info.value)
         elif not keep and ctx.version != 1:  # v1: migrated from the values (kept)
             info.parsed_on_demand(key)
+        if known is not None and info.issues == known.issues and info.held is known.held:
+            self._know_ids(known)  # the same result: shared, not held twice
+            return known
         self._share_ids(info)
         return info
+
+    def _know_ids(self, info: LineInfo) -> None:
+        """Let the lines after it share the id strings ``info`` keeps (it stays as it is:
+        an earlier analysis holds it too)."""
+        ids = self.ids
+        for ident in (info.ident, info.parent, info.tool_call_id):
+            if type(ident) is str:
+                ids.setdefault(ident, ident)
+        for _, ident in info.calls:
+            ids.setdefault(ident, ident)
 
     def _share_ids(self, info: LineInfo) -> None:
         """Make the id strings ``info`` keeps (its id, parentId, tool call ids) the objects
