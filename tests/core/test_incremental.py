@@ -564,7 +564,8 @@ def test_an_edit_of_a_header_below_a_line_python_strips_away_relates_to_its_new_
 def test_a_line_checked_again_under_another_header_keeps_its_result_when_nothing_changes() -> None:
     """A header change checks every line again; a line whose issues and value stay the same
     keeps the very result the last analysis holds (not a second copy), and the analysis
-    equals a fresh one; a line whose issues change gets a result of its own."""
+    equals a fresh one; a line whose issues change gets a result of its own. The tree is
+    the last one while every entry's id and parent and the way entries link stay."""
     entries = [user(f"u{n}", f"u{n - 1}" if n else None, "hi") for n in range(6)]
     text = doc_text(header(3), *entries, hook("h", "u5"), user("z", "h"))
     doc = Document.open("file:///t/s.jsonl", text, 1, None, Options())
@@ -576,3 +577,7 @@ def test_a_line_checked_again_under_another_header_keeps_its_result_when_nothing
     assert [after.infos[n] is before.infos[n] for n in range(2, 7)] == [True] * 5
     assert before.infos[7].issues != after.infos[7].issues  # a hookMessage: v3 names no such role
     assert after.infos[7] is not before.infos[7]
+    assert after.tree is before.tree  # no entry, id or parent changed: the same tree
+    doc.apply_change(Position(line, at), Position(line, at + 1), "1", "utf-16")
+    chained = check_same(doc, doc.source)  # v1: a chain in file order, not by parentId
+    assert chained.tree is not after.tree and chained.tree.roots == [1]

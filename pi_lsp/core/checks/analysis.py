@@ -511,7 +511,8 @@ def _analyze(
         analysis.tree = grown[0]
         analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
-        analysis.tree = build_tree(infos, fmt, version)
+        same = previous is not None and _same_tree(analysis, previous)
+        analysis.tree = previous.tree if same and previous is not None else build_tree(infos, fmt, version)
         if _only_unparsed_moved(analysis, previous):
             analysis.link_findings, analysis.link_state = [], None
         else:
@@ -752,6 +753,22 @@ def _block_ids(content: Any) -> tuple[Any, ...]:
 def _tagged(value: Any) -> tuple[type, Any]:
     """A value with its type, so that ``True``, ``1`` and ``1.0`` stay apart."""
     return (value.__class__, value)
+
+
+def _same_tree(a: Analysis, previous: Analysis) -> bool:
+    """Whether :func:`build_tree` of ``a`` would build ``previous``'s tree again: the same
+    dialect, both chained (pi's v1) or both linked by ``parentId``, and every line's entry
+    kind, id and parent the same (a C-level pass finds the results that are other objects;
+    a header change, which checks every line again, keeps most of them)."""
+    chained = (a.fmt, a.version == 1), (previous.fmt, previous.version == 1)
+    if chained[0] != chained[1] or len(a.infos) != len(previous.infos):
+        return False
+    old = previous.infos
+    for i in itertools.compress(range(len(a.infos)), map(operator.is_not, a.infos, old)):
+        new = a.infos[i]
+        if (new.kind, new.ident, new.parent) != (old[i].kind, old[i].ident, old[i].parent):
+            return False
+    return True
 
 
 def _links_changed(a: Analysis, previous: Analysis | None) -> list[int] | None:
