@@ -87,6 +87,21 @@ def test_a_v1_analysis_keeps_its_values_which_the_migration_reads() -> None:
     assert all(a.infos[n].held is not None and a.infos[n].source is None for n in range(1, 4))
 
 
+def test_a_session_whose_context_is_built_from_values_keeps_them() -> None:
+    """A context edit (or, in v2, a hook message pi renames) makes pi's context be built
+    from the entries' values: the analysis keeps them rather than parse each line again; an
+    append that adds such an entry keeps them from there on (the same results)."""
+    lean = [header(), user("a", None), assistant("b", "a"), user("c", "b")]
+    edited = [*lean, entry("context_edit", "e", "c", targetId="b", replacement=None), user("d", "e")]
+    kept = analyze(doc(*edited))
+    assert kept.keeps_values and context.lean_lines(kept) is None
+    assert all(kept.infos[n].source is None for n in range(1, 6))
+    plain = analyze(doc(*lean, user("d", "c")))
+    assert not plain.keeps_values and plain.infos[2].source is not None
+    grown = analyze(doc(*edited), previous=plain)  # an append from plain's last line: its new lines decide
+    assert grown.keeps_values and grown.findings == kept.findings
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_totals_counted_without_records_are_the_sums_of_the_records(path: Path) -> None:
     a = analyze(read_lines(path))

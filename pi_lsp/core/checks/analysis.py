@@ -132,6 +132,7 @@ class _LinePass:
         self.reuse = reuse
         self.checks = checks  # false: lines are parsed only, their issues come from elsewhere
         self.ids: dict[str, str] = {}  # each id string met, for the lines to share
+        self.keep_values = False  # the short lines keep their values (see _keeps_values)
         # pi trims the file's text: the first non-blank line is parsed without leading
         # whitespace (a BOM), and never shares cached results with other lines
         self.first = next((i for i, text in enumerate(lines) if not is_blank(text)), -1)
@@ -292,7 +293,7 @@ class _LinePass:
         if slim:
             if info.held is not None:
                 info.value = slim_value(info.value)
-        elif not keep and ctx.version != 1:  # v1: migrated from the values (kept)
+        elif not keep and not self.keep_values:
             info.parsed_on_demand(key)
         if known is not None and info.issues == known.issues and info.held is known.held:
             self._know_ids(known)  # the same result: shared, not held twice
@@ -475,6 +476,7 @@ def _analyze(
     fmt, version, header_line, parsed = _context(run, lines)
     ctx = LineRules(fmt, version, options.large_line)
     start = None if parsed is not None else appended(previous, run, ctx, header_line)
+    run.keep_values = _keeps_values(lines, ctx, previous, start)
     region: Region | None = None
     if start is None:
         patched = None
@@ -492,8 +494,9 @@ def _analyze(
         run.drop(cache, previous.lines[start:], start, len(lines))  # blanks after its last entry
         region = (start, len(infos), len(previous.infos))
     analysis = Analysis(
-        split, infos, fmt, version, header_line, path=path, options=options, cache=cache, context=ctx
-    )
+        split, infos, fmt, version, header_line, path=path, options=options, cache=cache,
+        context=ctx, keeps_values=run.keep_values,
+    )  # fmt: skip
     changed = _links_changed(analysis, previous)
     grown = None
     if changed is None and start is not None and previous is not None:
@@ -753,6 +756,41 @@ def _block_ids(content: Any) -> tuple[Any, ...]:
 def _tagged(value: Any) -> tuple[type, Any]:
     """A value with its type, so that ``True``, ``1`` and ``1.0`` stay apart."""
     return (value.__class__, value)
+
+
+_VALUE_PATH = ("context_edit", "hookMessage")
+"""What a session whose context pi builds from the values names (a v2 session's hook
+messages are renamed by the migration)."""
+
+
+def _keeps_values(
+    lines: Lines, ctx: LineRules, previous: Analysis | None, start: int | None
+) -> bool:
+    """Whether the short lines' results keep their values: when pi's context of the session
+    is built from them (``context.lean_lines`` is None: a v1 session, a v2 one with a hook
+    message, one holding a context edit), which would parse each line again otherwise. A
+    line that only names one of them in a text keeps them too (memory, never a result). An
+    edit keeps what the last analysis decided; an append looks at the new lines only."""
+    if ctx.version == 1:
+        return True
+    names = _VALUE_PATH if ctx.version == 2 else _VALUE_PATH[:1]
+    if previous is not None and previous.context == ctx:
+        if previous.keeps_values or start is None:
+            return previous.keeps_values
+        return _names_any(lines, start, names)
+    return _names_any(lines, 0, names)
+
+
+def _names_any(lines: Lines, start: int, names: tuple[str, ...]) -> bool:
+    """Whether a line from ``start`` on holds one of ``names`` (a C-level search of each)."""
+    encoded = [name.encode() for name in names]
+    for item in itertools.islice(lines.iter_raw(), start, None):
+        if isinstance(item, str):
+            if any(name in item for name in names):
+                return True
+        elif any(name in item for name in encoded):
+            return True
+    return False
 
 
 def _same_tree(a: Analysis, previous: Analysis) -> bool:

@@ -63,7 +63,8 @@ class Analysis:
     analyses whose lines are at the same positions and agree in every :func:`~pi_lsp.core.checks.analysis.link_facts`
     (views of the links kept there stay valid). ``walked`` keeps, per line, the containers
     :meth:`span_of` has walked (:data:`~pi_lsp.core.text.jsonl.Walked`), so many spans in one long
-    line cost one walk of it.
+    line cost one walk of it. ``keeps_values``: the short lines' results keep their values
+    (pi builds this session's context from them; see ``analysis._keeps_values``).
     """
 
     text: SplitText
@@ -77,6 +78,7 @@ class Analysis:
     options: Options = field(default_factory=Options)
     cache: dict[Stored, LineInfo] = field(default_factory=dict, repr=False)
     context: LineRules | None = None
+    keeps_values: bool = field(default=False, repr=False, compare=False)
     link_findings: list[Finding] = field(default_factory=list, repr=False)
     link_state: object = field(default=None, repr=False, compare=False)
     line_findings: list[Finding] = field(default_factory=list, repr=False, compare=False)
