@@ -278,25 +278,32 @@ def _shared(value: Any) -> Any:
 
 
 def classify(value: Any) -> LineInfo:
-    """The result of a line that parsed to ``value``, unchecked."""
+    """The result of a line that parsed to ``value``, unchecked (made in one call: every
+    line of a session is classified)."""
     if not isinstance(value, dict):
         return LineInfo(Kind.OTHER, value)
-    info = LineInfo(Kind.OTHER, value)
-    info.ident, info.parent = value.get("id", ABSENT), value.get("parentId", ABSENT)
+    ident, parent = value.get("id", ABSENT), value.get("parentId", ABSENT)
     kind = value.get("type")
     if not isinstance(kind, str):
-        return info
-    info.type = kind = _shared(kind)
-    info.kind = _HEADER if kind in HEADER_TYPES else _ENTRY
+        return LineInfo(Kind.OTHER, value, None, None, (), None, None, (), ident, parent)
+    if len(kind) <= 64:
+        kind = sys.intern(kind)
+    role: Any = None
+    calls: tuple[tuple[int, str], ...] = ()
+    stop: Any = None
+    answers: Any = None
     message = value.get("message") if kind == "message" else None
     if isinstance(message, dict):
-        info.role = role = _shared(message.get("role"))
+        role = _shared(message.get("role"))
         if role == "assistant":
-            info.calls = call_ids(message.get("content"))
-            info.stop_reason = _shared(message.get("stopReason"))
+            calls = call_ids(message.get("content"))
+            stop = _shared(message.get("stopReason"))
         elif role == "toolResult":
-            info.tool_call_id = message.get("toolCallId")
-    return info
+            answers = message.get("toolCallId")
+    return LineInfo(
+        _HEADER if kind in HEADER_TYPES else _ENTRY,
+        value, kind, None, (), None, role, calls, ident, parent, stop, answers,
+    )  # fmt: skip
 
 
 _DECODER = json.JSONDecoder(strict=True)
