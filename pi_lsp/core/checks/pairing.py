@@ -85,6 +85,14 @@ def _call_ids(obj: dict[str, Any]) -> list[str]:
     return [ident for _, ident in entry_calls(obj)]
 
 
+def _path_call_ids(values: Mapping[int, Any], line: int) -> list[str]:
+    """:func:`_call_ids` of the entry on ``line``: from its result's facts when ``values``
+    reads the results (no value parsed), else from its value."""
+    if isinstance(values, _Values):
+        return [ident for _, ident in values.infos[line].calls]
+    return _call_ids(_value(values, line))
+
+
 def holds_call(obj: dict[str, Any], call_id: str | None) -> bool:
     """True when ``obj`` is an assistant message entry holding tool call ``call_id``."""
     return call_id in _call_ids(obj)
@@ -121,7 +129,7 @@ def causes_of(
     calls: dict[str | None, list[int]] = {}
     for n, line in enumerate(path):
         at.setdefault(line, n)
-        for ident in _call_ids(_value(values, line)):
+        for ident in _path_call_ids(values, line):
             calls.setdefault(ident, []).append(n)
     kept = set(ctx.entries)
     sent_at: dict[int | None, int] = {}
