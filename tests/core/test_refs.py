@@ -291,3 +291,12 @@ def test_cursor_chain_stops_64_levels_below_the_line() -> None:
     cur = cursor_at(line, 2999)
     assert cur is not None and len(cur.chain) == 1 + 64
     assert cur.path == (0,) * 64
+
+
+def test_the_entry_types_the_links_check_are_those_the_index_reads_fields_of() -> None:
+    """A reference field of its own (refs.ID_FIELDS) is what the link check looks at
+    (links.REFERRING): a type added to one and not the other would go unseen there."""
+    from pi_lsp.core.checks.links import REFERRING
+    from pi_lsp.core.views.refs import ID_FIELDS
+
+    assert {t for types in ID_FIELDS.values() for t in types} == REFERRING

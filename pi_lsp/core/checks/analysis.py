@@ -514,8 +514,10 @@ def _analyze(
         analysis.tree = grown[0]
         analysis.link_findings, analysis.link_state = links.extend(analysis, previous, grown[1])
     else:
-        same = previous is not None and _same_tree(analysis, previous)
-        analysis.tree = previous.tree if same and previous is not None else build_tree(infos, fmt, version)
+        if previous is not None and _same_tree(analysis, previous):
+            analysis.tree = previous.tree
+        else:
+            analysis.tree = build_tree(infos, fmt, version)
         if _only_unparsed_moved(analysis, previous):
             analysis.link_findings, analysis.link_state = [], None
         else:
@@ -798,8 +800,9 @@ def _same_tree(a: Analysis, previous: Analysis) -> bool:
     dialect, both chained (pi's v1) or both linked by ``parentId``, and every line's entry
     kind, id and parent the same (a C-level pass finds the results that are other objects;
     a header change, which checks every line again, keeps most of them)."""
-    chained = (a.fmt, a.version == 1), (previous.fmt, previous.version == 1)
-    if chained[0] != chained[1] or len(a.infos) != len(previous.infos):
+    if (a.fmt, a.version == 1) != (previous.fmt, previous.version == 1):
+        return False
+    if len(a.infos) != len(previous.infos):
         return False
     old = previous.infos
     for i in itertools.compress(range(len(a.infos)), map(operator.is_not, a.infos, old)):

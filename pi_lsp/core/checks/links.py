@@ -313,8 +313,9 @@ def _dangling_parent(a: Analysis, line: int, ref: str) -> Finding:
     )
 
 
-_REFERRING = frozenset({"compaction", "label", "branch_summary", "context_edit"})
-"""The entry types whose references :func:`_check_references` checks."""
+REFERRING = frozenset({"compaction", "label", "branch_summary", "context_edit"})
+"""The entry types with a reference to an entry of their own (``firstKeptEntryId``,
+``targetId``, ``fromId``), which :func:`_check_references` checks."""
 
 
 def _check_references(
@@ -326,7 +327,7 @@ def _check_references(
     forked = isinstance(a.header.get("parentSession"), str)
     for line in lines:
         etype = a.infos[line].type
-        if etype not in _REFERRING:
+        if etype not in REFERRING:
             continue
         obj = a.infos[line].value
         if etype == "compaction":

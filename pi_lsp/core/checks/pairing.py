@@ -452,17 +452,7 @@ def extend(
         if len(edits) > len(old.edits):  # its contexts are built from values: pair afresh
             return check(a, reported)
         all_lines = [*old.lines, *lines]
-        by_id: Mapping[Any, int]
-        if (
-            isinstance(old.by_id, context.EntryIds)
-            and all(type(infos[line].ident) is str for line in lines)
-            and all_lines == a.tree.entries
-        ):
-            by_id = context.EntryIds(a.tree.ids, all_lines)
-        else:
-            by_id = grown = dict(old.by_id)
-            for n, line in enumerate(lines, len(old.lines)):
-                grown[context.fact_key(infos[line].ident)] = n
+        by_id = context.extend_lean_index(old.by_id, a, all_lines, len(old.lines))
         resumed = context.extend_lean_context(old.resumed, a, all_lines, by_id, len(old.lines))
         state = State(
             all_lines, None, by_id, _Values(infos), edits, candidates, dict(old.judged),

@@ -286,8 +286,7 @@ def classify(value: Any) -> LineInfo:
     kind = value.get("type")
     if not isinstance(kind, str):
         return LineInfo(Kind.OTHER, value, None, None, (), None, None, (), ident, parent)
-    if len(kind) <= 64:
-        kind = sys.intern(kind)
+    kind = _shared(kind)
     role: Any = None
     calls: tuple[tuple[int, str], ...] = ()
     stop: Any = None

@@ -104,6 +104,11 @@ class ContextMessage:
         return f"ContextMessage(line={self.line!r}, message={self.message!r}, edited={self.edited!r})"
 
 
+def _message(line: int, item: Any) -> ContextMessage:
+    """The message :class:`MessageList` keeps as ``line`` and ``item``."""
+    return item if item.__class__ is ContextMessage else ContextMessage(line, None, None, item)
+
+
 class MessageList(Sequence[ContextMessage]):
     """The messages of a context, as a list of them would hold them; a message its line's
     result keeps (``source`` only, see :class:`ContextMessage`) takes 12 bytes here (its
@@ -137,12 +142,6 @@ class MessageList(Sequence[ContextMessage]):
         for m in items:
             self.append(m)
 
-    def _at(self, n: int) -> ContextMessage:
-        item = self._items[n]
-        if item.__class__ is ContextMessage:
-            return item
-        return ContextMessage(self._lines[n], None, None, item)
-
     @overload
     def __getitem__(self, index: int) -> ContextMessage: ...
 
@@ -154,14 +153,14 @@ class MessageList(Sequence[ContextMessage]):
             out = MessageList()
             out._lines, out._items = self._lines[index], self._items[index]
             return out
-        return self._at(range(len(self._items))[index])
+        n = range(len(self._items))[index]
+        return _message(self._lines[n], self._items[n])
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __iter__(self) -> Iterator[ContextMessage]:
-        for line, item in zip(self._lines, self._items, strict=True):
-            yield item if item.__class__ is ContextMessage else ContextMessage(line, None, None, item)
+        return map(_message, self._lines, self._items)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
@@ -694,6 +693,25 @@ def lean_index(a: Analysis, lines: list[int]) -> Mapping[Any, int]:
     if lines == a.tree.entries and all(type(infos[line].ident) is str for line in lines):
         return EntryIds(a.tree.ids, lines)
     return {fact_key(infos[line].ident): n for n, line in enumerate(lines)}
+
+
+def extend_lean_index(
+    by_id: Mapping[Any, int], a: Analysis, lines: list[int], start: int
+) -> Mapping[Any, int]:
+    """:func:`lean_index` of ``lines`` from ``by_id``, that of ``lines[:start]`` (the new
+    entries' facts read only, and the lines compared with the tree's entries)."""
+    infos = a.infos
+    new = lines[start:]
+    if (
+        isinstance(by_id, EntryIds)
+        and all(type(infos[line].ident) is str for line in new)
+        and lines == a.tree.entries
+    ):
+        return EntryIds(a.tree.ids, lines)
+    grown = dict(by_id)
+    for n, line in enumerate(new, start):
+        grown[fact_key(infos[line].ident)] = n
+    return grown
 
 
 def _parent_at(parent: Any, by_id: Mapping[Any, int]) -> int | None:

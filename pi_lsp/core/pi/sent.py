@@ -57,6 +57,14 @@ _WHOLE = 255
 """The role code of a message :class:`SentList` keeps as it is (any it cannot take apart)."""
 
 
+def _sent(code: int, line: int, other: Any) -> Sent:
+    """The message :class:`SentList` keeps in these columns."""
+    if code == _WHOLE:
+        return other  # type: ignore[no-any-return]
+    at = None if line < 0 else line
+    return Sent(_ROLES[code], at, other) if type(other) is tuple else Sent(_ROLES[code], at, (), other)
+
+
 class SentList(Sequence[Sent]):
     """The messages of a request, as a list of :class:`Sent` would hold them, in 13 bytes
     each (a role code, a line, and a slot for the calls an assistant turn holds or the
@@ -101,16 +109,6 @@ class SentList(Sequence[Sent]):
         for m in items:
             self.append(m)
 
-    def _at(self, n: int) -> Sent:
-        code, other = self._roles[n], self._other[n]
-        if code == _WHOLE:
-            return other  # type: ignore[no-any-return]
-        line = self._lines[n]
-        role = _ROLES[code]
-        if type(other) is tuple:
-            return Sent(role, None if line < 0 else line, other)
-        return Sent(role, None if line < 0 else line, (), other)
-
     @overload
     def __getitem__(self, index: int) -> Sent: ...
 
@@ -123,20 +121,14 @@ class SentList(Sequence[Sent]):
             out._roles, out._lines = self._roles[index], self._lines[index]
             out._other = self._other[index]
             return out
-        return self._at(range(len(self._roles))[index])
+        n = range(len(self._roles))[index]
+        return _sent(self._roles[n], self._lines[n], self._other[n])
 
     def __len__(self) -> int:
         return len(self._roles)
 
     def __iter__(self) -> Iterator[Sent]:
-        roles = _ROLES
-        for code, line, other in zip(self._roles, self._lines, self._other, strict=True):
-            if code == _WHOLE:
-                yield other
-            elif type(other) is tuple:
-                yield Sent(roles[code], None if line < 0 else line, other)
-            else:
-                yield Sent(roles[code], None if line < 0 else line, (), other)
+        return map(_sent, self._roles, self._lines, self._other)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SentList):

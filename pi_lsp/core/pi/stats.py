@@ -387,6 +387,15 @@ def _count(
     return None
 
 
+def session_name(infos: Sequence[LineInfo], entries: list[int]) -> str | None:
+    """The name the last ``session_info`` entry gives the session, as it is written (None
+    when it is no string, blank, or there is none); found by the entries' types, so only
+    that entry is parsed."""
+    line = next((n for n in reversed(entries) if infos[n].type == "session_info"), None)
+    name = infos[line].obj.get("name") if line is not None else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
 def from_lines(
     path: str,
     infos: Sequence[LineInfo],
@@ -413,10 +422,8 @@ def from_lines(
     v1_model = _model_change(header)
     branch, starts = _branch_of(tree)
     # per entry: assistant turns, cost and model in effect on its path, up to and with it
-    for line in tree.entries:  # the last session_info in the file names it
-        if infos[line].type == "session_info":
-            name = infos[line].obj.get("name")
-            out.name = (name.strip() or None) if isinstance(name, str) else None
+    name = session_name(infos, tree.entries)
+    out.name = name.strip() if name is not None else None
     at: dict[int, tuple[int, float, str | None]] = {}
     for line in _parents_first(tree):
         obj = infos[line].obj

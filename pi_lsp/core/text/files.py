@@ -80,7 +80,7 @@ def read_lines(path: Path) -> SplitText:
     single emoji appears in it). A file with a carriage return (pi writes none) is read
     whole and split as text.
     """
-    return read_marked(path)[0]
+    return _read(path, None)[0]
 
 
 class Mark(NamedTuple):
@@ -98,15 +98,20 @@ class Mark(NamedTuple):
 def read_marked(path: Path) -> tuple[SplitText, Mark | None]:
     """:func:`read_lines`, and the :class:`Mark` of what was read (None for a file split
     as text: one with a carriage return)."""
+    return _read(path, xxhash.xxh3_128())
+
+
+def _read(path: Path, state: xxhash.xxh3_128 | None) -> tuple[SplitText, Mark | None]:
+    """:func:`read_lines`, hashing the bytes into ``state`` when given (then the mark)."""
     _refuse_irregular(path)
-    reader = _Reader(xxhash.xxh3_128())
+    reader = _Reader(state)
     try:
         with path.open("rb") as file:
             lines = Lines.from_raw(list(reader.lines(file)))
     except CarriageReturn:
         with path.open("rb") as file:
             return split_lines(decode(file.read())), None
-    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""]), reader.mark()
+    return SplitText.at_feeds(lines), reader.mark() if state is not None else None
 
 
 def read_grown(path: Path, old: SplitText, mark: Mark) -> tuple[SplitText, Mark] | None:
@@ -133,8 +138,7 @@ def read_grown(path: Path, old: SplitText, mark: Mark) -> tuple[SplitText, Mark]
             tail = list(reader.lines(file))
         except CarriageReturn:
             return None
-    lines = old.lines[:-1] + Lines.from_raw(tail)
-    return SplitText(lines, ["\n"] * (len(lines) - 1) + [""]), reader.mark()
+    return SplitText.at_feeds(old.lines[:-1] + Lines.from_raw(tail)), reader.mark()
 
 
 class CarriageReturn(Exception):

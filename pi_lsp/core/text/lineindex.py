@@ -190,6 +190,11 @@ class SplitText(NamedTuple):
     lines: Lines
     terminators: list[str]
 
+    @classmethod
+    def at_feeds(cls, lines: Lines) -> SplitText:
+        """``lines`` as a text split at line feeds only (each ends with one but the last)."""
+        return cls(lines, ["\n"] * (len(lines) - 1) + [""])
+
     def join(self) -> str:
         """The whole text (costly on huge documents)."""
         return "".join(a + b for a, b in zip(self.lines, self.terminators, strict=True))
@@ -205,7 +210,7 @@ def split_lines(text: str) -> SplitText:
         # each line is stored as it is cut out, not all cut first: the lines of a text with
         # an emoji would all be 4 bytes a character until stored
         lines = Lines(text.split("\n") if text.isascii() else _cut_lines(text))
-        return SplitText(lines, ["\n"] * (len(lines) - 1) + [""])
+        return SplitText.at_feeds(lines)
     texts = []
     terms = []
     pos = 0

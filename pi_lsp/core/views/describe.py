@@ -16,6 +16,7 @@ from ..entries.lines import Kind, LineInfo
 from ..entries.memo import per_analysis
 from ..entries.model import Analysis
 from ..pi.stats import PathSplit, Usage, analysis_totals, parse_stamp, read_usage
+from ..pi.stats import session_name as stats_session_name
 from ..text.jsontext import dumps
 from .numbering import shown
 from .refs import labels, references_to
@@ -444,14 +445,9 @@ class SessionTotals:
 
 
 def session_name(a: Analysis) -> str | None:
-    """The session's name: the last ``session_info`` entry's (None when it is blank or
-    there is none), found by the entries' types (only that entry is parsed)."""
-    infos = a.infos
-    line = next((n for n in reversed(a.tree.entries) if infos[n].type == "session_info"), None)
-    if line is None:
-        return None
-    value = infos[line].obj.get("name")
-    return clip(value, 120) if isinstance(value, str) and value.strip() else None
+    """The session's name (:func:`~pi_lsp.core.pi.stats.session_name`), clipped."""
+    name = stats_session_name(a.infos, a.tree.entries)
+    return None if name is None else clip(name, 120)
 
 
 class _Tally:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..checks import book
-from ..checks.links import LinkState
+from ..checks.links import REFERRING, LinkState
 from ..entries.lines import Kind
 from ..entries.memo import per_links
 from ..entries.model import Analysis
@@ -37,8 +37,6 @@ ID_FIELDS: dict[str, tuple[str, ...]] = {
 TOOL_CALL_ID = ("message", "toolCallId")
 PARENT_ID = ("parentId",)
 
-_OWN_REFERENCES = frozenset(t for types in ID_FIELDS.values() for t in types)
-"""The entry types with a reference field of their own (firstKeptEntryId, targetId, fromId)."""
 
 TOOL_RESULT_FIELDS = frozenset({"toolCallId", "toolUseId"})
 """Fields that name a tool call (pi: ``message.toolCallId``; second dialect: both)."""
@@ -102,7 +100,7 @@ def line_sites(a: Analysis, line: int) -> list[Site]:
         )
     if a.fmt == "book":
         return [_book_site(line, link) for link in book.links_of(info.obj)]
-    if info.type not in _OWN_REFERENCES:  # only parentId, and a tool result's call id
+    if info.type not in REFERRING:  # only parentId, and a tool result's call id
         out = [Site(line, "parentId", PARENT_ID, info.parent)] if type(info.parent) is str else []
         if info.type == "message" and info.role == "toolResult" and type(info.tool_call_id) is str:
             out.append(Site(line, "toolCallId", TOOL_CALL_ID, info.tool_call_id))
